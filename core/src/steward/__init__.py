@@ -1,0 +1,60 @@
+"""Steward: a capability host that asks a person before anything leaves the house.
+
+Everything a plugin or an embedding program needs is importable from here; other modules are
+private and may change.
+"""
+
+from steward.app import ApiError, create_app, json_response, read_json, require_scope
+from steward.auth import Principal
+from steward.capability import Bounds, Capability, Classification, InvalidCapability, Network, SideEffect
+from steward.codes import Code
+from steward.config import Config, ConfigError, load_config
+from steward.context import InvocationContext
+from steward.executor import Surface, Turn
+from steward.files import write_atomic
+from steward.health import HealthCheck, HealthReport
+from steward.hookspecs import hookimpl
+from steward.host import Host, PluginLoadFailed
+from steward.http_client import http_client
+from steward.outcome import CapabilityError, Outcome, PendingConfirmation, Rejection, Stage, Status
+from steward.plugins import Plugin
+from steward.policy import PolicyFlag
+from steward.version import __version__
+
+__all__ = [
+    "ApiError",
+    "Bounds",
+    "Capability",
+    "CapabilityError",
+    "Classification",
+    "Code",
+    "Config",
+    "ConfigError",
+    "HealthCheck",
+    "HealthReport",
+    "Host",
+    "InvalidCapability",
+    "InvocationContext",
+    "Network",
+    "Outcome",
+    "PendingConfirmation",
+    "Plugin",
+    "PluginLoadFailed",
+    "PolicyFlag",
+    "Principal",
+    "Rejection",
+    "SideEffect",
+    "Stage",
+    "Status",
+    "Surface",
+    "Turn",
+    "__version__",
+    "create_app",
+    "hookimpl",
+    "http_client",
+    "json_response",
+    "load_config",
+    "read_json",
+    "require_scope",
+    "write_atomic",
+]

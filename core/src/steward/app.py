@@ -1,0 +1,332 @@
+"""The HTTP surface: a thin Starlette layer that parses, calls the host, and renders.
+
+Every endpoint but ``/healthz`` authenticates through the ``authenticate`` hook and checks a
+scope. Every error, including unknown routes, bad JSON and oversized bodies, is JSON of one shape,
+``{"error": {"code": …, "message": …}}``, and no exception escapes as a bare 500 page.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+import msgspec
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from steward.auth import Principal
+from steward.codes import Code, http_status
+from steward.executor import Surface
+from steward.health import LoadError
+from steward.host import Host
+from steward.metrics import CONTENT_TYPE
+from steward.openapi import openapi_document
+from steward.outcome import Outcome, Status
+from steward.plugins import call_each, describe
+from steward.policy import UnknownFlag
+
+log = logging.getLogger("steward.app")
+
+T = TypeVar("T")
+Endpoint = Callable[[Request], Awaitable[Response]]
+_encode = msgspec.json.Encoder().encode
+
+
+class ApiError(Exception):
+    """Raise in an endpoint to answer with the standard error shape."""
+
+    def __init__(self, code: str, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+        self.status = status or http_status(code)
+
+
+def json_response(value: Any, status: int = 200) -> Response:
+    return Response(_encode(value), status_code=status, media_type="application/json")
+
+
+def error_response(code: str, message: str, status: int | None = None) -> Response:
+    return json_response({"error": {"code": code, "message": message}}, status or http_status(code))
+
+
+def host_of(request: Request) -> Host:
+    return request.app.state.host
+
+
+async def read_body(request: Request) -> bytes:
+    """The request body, refused with 413 as soon as it passes ``server.max_body_bytes``."""
+    limit = host_of(request).config.server.max_body_bytes
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise ApiError(Code.PAYLOAD_TOO_LARGE, f"request body exceeds {limit} bytes")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ApiError(Code.PAYLOAD_TOO_LARGE, f"request body exceeds {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def read_json(request: Request, body_type: type[T]) -> T:
+    """Decode the body into ``body_type`` once, here at the edge; the message names the field."""
+    body = await read_body(request)
+    if not body.strip():
+        raise ApiError(Code.INVALID_REQUEST, "the request needs a JSON body")
+    try:
+        return msgspec.json.decode(body, type=body_type)
+    except msgspec.ValidationError as error:
+        raise ApiError(Code.INVALID_REQUEST, f"invalid request: {error}") from None
+    except msgspec.DecodeError as error:
+        raise ApiError(Code.INVALID_REQUEST, f"request body is not valid JSON: {error}") from None
+
+
+async def authenticate(request: Request) -> Principal | None:
+    principal = host_of(request).hook.authenticate(request=request)
+    if inspect.isawaitable(principal):
+        principal = await principal
+    return principal
+
+
+def require_scope(*scopes: str) -> Callable[[Endpoint], Endpoint]:
+    """Protect an endpoint: 401 without a valid key, 403 unless the key holds one of ``scopes``.
+
+    With no scopes, any valid key passes. The caller is then ``request.state.principal``.
+    """
+
+    def decorate(endpoint: Endpoint) -> Endpoint:
+        @functools.wraps(endpoint)
+        async def guarded(request: Request) -> Response:
+            principal = await authenticate(request)
+            if principal is None:
+                raise ApiError(Code.UNAUTHORIZED, "a valid key is required: Authorization: Bearer <key>")
+            if scopes and not any(principal.has_scope(scope) for scope in scopes):
+                raise ApiError(Code.FORBIDDEN, f"this key lacks the scope for this endpoint ({' or '.join(scopes)})")
+            request.state.principal = principal
+            return await endpoint(request)
+
+        return guarded
+
+    return decorate
+
+
+# request bodies
+class ConfirmationAnswer(msgspec.Struct, forbid_unknown_fields=True):
+    token: str
+    approve: bool
+
+
+class InvokeRequest(msgspec.Struct, forbid_unknown_fields=True):
+    arguments: msgspec.Raw | None = None
+    confirmation: ConfirmationAnswer | None = None
+    version: int | None = None
+
+
+# endpoints
+async def healthz(request: Request) -> Response:
+    return json_response(await host_of(request).health())
+
+
+@require_scope()
+async def metrics(request: Request) -> Response:
+    return Response(host_of(request).metrics.render(), media_type=CONTENT_TYPE)
+
+
+@require_scope()
+async def list_plugins(request: Request) -> Response:
+    host = host_of(request)
+    return json_response({"plugins": host.plugin_infos(), "load_errors": host.load_errors})
+
+
+@require_scope()
+async def list_capabilities(request: Request) -> Response:
+    host = host_of(request)
+    return json_response({"capabilities": [describe_capability(entry) for entry in host.registry]})
+
+
+def describe_capability(entry: Any) -> dict[str, Any]:
+    capability = entry.capability
+    return {
+        "name": capability.name,
+        "version": capability.version,
+        "description": capability.description,
+        "plugin": entry.plugin,
+        "classification": capability.classification,
+        "policy_key": capability.policy_key,
+        "bounds": {
+            "timeout_seconds": capability.bounds.timeout_seconds,
+            "max_result_bytes": capability.bounds.max_result_bytes,
+            "max_invocations_per_turn": capability.bounds.max_invocations_per_turn,
+        },
+        "arguments_schema": entry.arguments_schema,
+        "result_schema": entry.result_schema,
+    }
+
+
+@require_scope("invoke")
+async def invoke(request: Request) -> Response:
+    host = host_of(request)
+    name = request.path_params["name"]
+    body = await read_json(request, InvokeRequest)
+    if (body.arguments is None) == (body.confirmation is None):
+        raise ApiError(Code.INVALID_REQUEST, 'send either "arguments" or "confirmation", not both or neither')
+    state = request.app.state
+    if state.invocations_in_flight >= host.config.server.max_concurrent_invocations:
+        raise ApiError(Code.BUSY, "too many invocations in flight; retry shortly")
+    state.invocations_in_flight += 1
+    try:
+        principal = request.state.principal
+        if body.confirmation is not None:
+            outcome = await host.executor.answer(
+                body.confirmation.token,
+                body.confirmation.approve,
+                caller=principal,
+                surface=Surface.INVOKE,
+                capability=name,
+            )
+        else:
+            outcome = await host.executor.invoke(
+                name, body.arguments, caller=principal, surface=Surface.INVOKE, version=body.version
+            )
+    finally:
+        state.invocations_in_flight -= 1
+    return outcome_response(outcome)
+
+
+def outcome_response(outcome: Outcome) -> Response:
+    """ok 200, pending 202, denied 200 (a normal answer); refusals and failures by their code."""
+    body = msgspec.to_builtins(outcome)
+    if outcome.status in (Status.REJECTED, Status.FAILED):
+        body["error"] = {"code": outcome.code, "message": outcome.message}
+        return json_response(body, http_status(outcome.code or Code.INTERNAL_ERROR))
+    return json_response(body, 202 if outcome.status is Status.PENDING else 200)
+
+
+@require_scope("settings", "conversation")
+async def get_policy(request: Request) -> Response:
+    return json_response(host_of(request).policy.snapshot())
+
+
+@require_scope("settings")
+async def set_policy(request: Request) -> Response:
+    policy = host_of(request).policy
+    changes = await read_json(request, dict[str, bool])
+    unknown = sorted(set(changes) - set(policy.flags))
+    if unknown:
+        raise ApiError(Code.INVALID_REQUEST, f"unknown policy flag(s): {', '.join(unknown)}; known: {', '.join(sorted(policy.flags))}")
+    try:
+        for name, value in changes.items():
+            policy.set(name, value)
+    except (UnknownFlag, ValueError) as error:
+        raise ApiError(Code.INTERNAL_ERROR, f"policy not saved: {error}", 409) from None
+    return json_response(policy.snapshot())
+
+
+@require_scope()
+async def openapi(request: Request) -> Response:
+    return json_response(openapi_document(host_of(request), request.app.routes))
+
+
+# errors
+async def _http_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, HTTPException)
+    code = {404: Code.NOT_FOUND, 405: Code.METHOD_NOT_ALLOWED, 413: Code.PAYLOAD_TOO_LARGE}.get(
+        error.status_code, Code.INVALID_REQUEST
+    )
+    message = "no such endpoint" if error.status_code == 404 else str(error.detail)
+    return error_response(code, message, error.status_code)
+
+
+async def _api_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, ApiError)
+    return error_response(error.code, error.message, error.status)
+
+
+async def _unexpected(request: Request, error: Exception) -> Response:
+    log.exception("unhandled error on %s %s", request.method, request.url.path)
+    return error_response(Code.INTERNAL_ERROR, "internal error; the server log has details")
+
+
+class _CountRequests:
+    """Counts responses by endpoint name (never by raw path: paths carry caller text)."""
+
+    def __init__(self, app: ASGIApp, host: Host) -> None:
+        self.app, self.host = app, host
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        status = 500
+
+        async def record_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, record_status)
+        finally:
+            endpoint = scope.get("endpoint")
+            route = getattr(endpoint, "__name__", "unmatched")
+            self.host.metrics.requests.labels(route, str(status)).inc()
+
+
+def core_routes() -> list[BaseRoute]:
+    return [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/metrics", metrics, methods=["GET"]),
+        Route("/openapi.json", openapi, methods=["GET"]),
+        Route("/api/v1/plugins", list_plugins, methods=["GET"]),
+        Route("/api/v1/capabilities", list_capabilities, methods=["GET"]),
+        Route("/api/v1/capabilities/{name}/invoke", invoke, methods=["POST"]),
+        Route("/api/v1/conversation/policy", get_policy, methods=["GET"]),
+        Route("/api/v1/conversation/policy", set_policy, methods=["POST"]),
+    ]
+
+
+def create_app(host: Host) -> Starlette:
+    """The ASGI app for ``host``: core routes, then every plugin's ``register_routes``."""
+    routes = core_routes()
+    for plugin, declared in call_each(host.manager, "register_routes", config=host.config):
+        if isinstance(declared, Exception):
+            host.load_errors.append(LoadError(plugin=plugin, message=f"register_routes raised {describe(declared)}"))
+        elif declared:
+            routes.extend(declared)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await _call_lifecycle(host, "startup", app)
+        try:
+            yield
+        finally:
+            await _call_lifecycle(host, "shutdown", app)
+
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={HTTPException: _http_error, ApiError: _api_error, Exception: _unexpected},
+    )
+    app.state.host = host
+    app.state.invocations_in_flight = 0
+    app.add_middleware(_CountRequests, host=host)
+    return app
+
+
+async def _call_lifecycle(host: Host, hook: str, app: Starlette) -> None:
+    for plugin, result in call_each(host.manager, hook, app=app):
+        try:
+            if isinstance(result, Exception):
+                raise result
+            if inspect.isawaitable(result):
+                await result
+        except Exception as error:  # noqa: BLE001 - one plugin's failure must not stop the others
+            log.error("plugin %s: %s hook failed: %s", plugin, hook, describe(error))

@@ -1,0 +1,139 @@
+"""API keys and scopes: who is calling, and what they may do.
+
+Keys are 256-bit random strings shown once; ``keys.toml`` stores only their SHA-256 digests
+(a fast hash suffices for keys this long: there is nothing to brute-force). The file is re-read
+when it changes, so ``steward keys revoke`` takes effect on a running server at the next request.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import re
+import secrets
+import threading
+import tomllib
+from pathlib import Path
+
+import msgspec
+import tomli_w
+
+from steward.files import write_atomic
+
+SCOPES = ("conversation", "settings", "invoke", "service", "admin")
+KEY_PREFIX = "stw_"
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
+
+
+class Principal(msgspec.Struct, frozen=True):
+    """An authenticated caller. ``admin`` holds every scope."""
+
+    name: str
+    scopes: frozenset[str]
+    preapproved: frozenset[str] = frozenset()
+
+    def has_scope(self, scope: str) -> bool:
+        return scope in self.scopes or "admin" in self.scopes
+
+
+class KeyRecord(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    name: str
+    hash: str
+    scopes: list[str]
+    preapproved: list[str] = []
+    created: str = ""
+
+
+class _KeyFile(msgspec.Struct, forbid_unknown_fields=True):
+    keys: list[KeyRecord] = []
+
+
+class KeyStoreError(ValueError):
+    """A key operation that cannot be done as asked (duplicate name, unknown scope, …)."""
+
+
+def key_digest(key: str) -> str:
+    return "sha256:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class KeyStore:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._stamp: tuple[int, int] | None = None
+        self._by_digest: dict[str, Principal] = {}
+
+    def records(self) -> list[KeyRecord]:
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return []
+        try:
+            return msgspec.convert(tomllib.loads(raw.decode()), type=_KeyFile).keys
+        except (tomllib.TOMLDecodeError, msgspec.ValidationError, UnicodeDecodeError) as error:
+            raise KeyStoreError(f"{self.path} is not a valid key file: {error}") from None
+
+    def add(self, name: str, scopes: list[str], preapproved: list[str] = ()) -> str:
+        """Store a new key's digest and return the key itself, which is never stored."""
+        if not NAME_PATTERN.match(name):
+            raise KeyStoreError(f"key name {name!r} must be 1-64 letters, digits or ._@-")
+        unknown = sorted(set(scopes) - set(SCOPES))
+        if unknown or not scopes:
+            raise KeyStoreError(f"scopes must be among {', '.join(SCOPES)} (got {', '.join(unknown) or 'none'})")
+        key = KEY_PREFIX + secrets.token_urlsafe(32)
+        with self._lock:
+            records = self.records()
+            if any(record.name == name for record in records):
+                raise KeyStoreError(f"a key named {name!r} already exists; revoke it first")
+            records.append(
+                KeyRecord(
+                    name=name,
+                    hash=key_digest(key),
+                    scopes=sorted(set(scopes)),
+                    preapproved=sorted(set(preapproved)),
+                    created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+                )
+            )
+            self._write(records)
+        return key
+
+    def revoke(self, name: str) -> bool:
+        with self._lock:
+            records = self.records()
+            kept = [record for record in records if record.name != name]
+            if len(kept) == len(records):
+                return False
+            self._write(kept)
+            return True
+
+    def lookup(self, key: str) -> Principal | None:
+        self._reload_if_changed()
+        return self._by_digest.get(key_digest(key))
+
+    def _reload_if_changed(self) -> None:
+        try:
+            status = self.path.stat()
+            stamp = (status.st_mtime_ns, status.st_size)
+        except FileNotFoundError:
+            stamp = None
+        if stamp == self._stamp:
+            return
+        self._by_digest = {
+            record.hash: Principal(record.name, frozenset(record.scopes), frozenset(record.preapproved))
+            for record in self.records()
+        }
+        self._stamp = stamp
+
+    def _write(self, records: list[KeyRecord]) -> None:
+        document = {"keys": [msgspec.to_builtins(record) for record in records]}
+        write_atomic(self.path, tomli_w.dumps(document).encode())
+
+
+def bearer_key(authorization: str | None) -> str | None:
+    """The key in an ``Authorization: Bearer …`` header, or ``None``."""
+    if not authorization:
+        return None
+    scheme, _, value = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not value.strip():
+        return None
+    return value.strip()

@@ -1,0 +1,142 @@
+"""What a capability is: its declaration, bounds and classification.
+
+A plugin declares each capability once, as a frozen :class:`Capability`. Everything the host
+decides about it (confirmation, the tool schema models see, the bounds the executor enforces) is
+derived from this declaration, so a plugin cannot forget a rule by omission: confirmation in
+particular is never declared, only derived from ``side_effect`` and ``network``.
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import msgspec
+
+NAME_PATTERN = re.compile(r"^[a-z0-9_]+\.[a-z0-9_]+$")
+POLICY_KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class InvalidCapability(ValueError):
+    """A declaration that breaks the rules of SPEC §2; the message names the rule."""
+
+
+class SideEffect(enum.StrEnum):
+    READ_ONLY = "read_only"
+    MUTATING = "mutating"
+
+
+class Network(enum.StrEnum):
+    LOCAL = "local"
+    EXTERNAL = "external"
+
+
+Confirmation = Literal["automatic", "required", "preapproved"]
+
+
+class Classification(msgspec.Struct, frozen=True):
+    """How a capability touches the world, as clients and the audit log see it."""
+
+    side_effect: SideEffect
+    network: Network
+    confirmation: Confirmation
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """Hard limits the executor enforces on every invocation of a capability."""
+
+    timeout_seconds: float = 10
+    max_result_bytes: int = 65536
+    max_invocations_per_turn: int = 1
+
+    def __post_init__(self) -> None:
+        for name in ("timeout_seconds", "max_result_bytes", "max_invocations_per_turn"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                raise InvalidCapability(f"bounds.{name} must be a positive number, not {value!r}")
+        for name in ("max_result_bytes", "max_invocations_per_turn"):
+            if not isinstance(getattr(self, name), int):
+                raise InvalidCapability(f"bounds.{name} must be an integer")
+
+
+Handler = Callable[[Any, Any], Awaitable[Any]]
+PolicyCheck = Callable[[Any, Any], Any]
+
+
+@dataclass(frozen=True)
+class Capability:
+    """One capability a plugin offers.
+
+    ``arguments`` and ``result`` are :class:`msgspec.Struct` types: their JSON Schemas are what
+    models and clients see, and the executor decodes arguments strictly (unknown fields are
+    refused even when the struct would accept them) and validates every result against
+    ``result``. ``handler`` is ``async (arguments, context) -> result``. ``policy_check``, if
+    given, is ``(arguments, context) -> Rejection | None`` (sync or async) and runs at stage 3,
+    before any confirmation is issued, so it must not touch the network.
+    """
+
+    name: str
+    version: int
+    description: str
+    arguments: type[msgspec.Struct]
+    result: type[msgspec.Struct]
+    side_effect: SideEffect
+    network: Network
+    handler: Handler
+    policy_key: str | None = None
+    policy_check: PolicyCheck | None = None
+    bounds: Bounds = field(default_factory=Bounds)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not NAME_PATTERN.match(self.name):
+            raise InvalidCapability(
+                f"capability name {self.name!r} must look like 'family.verb' "
+                "(lower-case letters, digits and underscores)"
+            )
+        if isinstance(self.version, bool) or not isinstance(self.version, int) or self.version < 1:
+            raise InvalidCapability(f"{self.name}: version must be a positive integer")
+        if not isinstance(self.description, str) or not self.description.strip():
+            raise InvalidCapability(f"{self.name}: description must be a non-empty string")
+        for role in ("arguments", "result"):
+            schema = getattr(self, role)
+            if not (isinstance(schema, type) and issubclass(schema, msgspec.Struct)):
+                raise InvalidCapability(f"{self.name}: {role} must be a msgspec.Struct type")
+        try:
+            object.__setattr__(self, "side_effect", SideEffect(self.side_effect))
+            object.__setattr__(self, "network", Network(self.network))
+        except ValueError as error:
+            raise InvalidCapability(f"{self.name}: unknown classification: {error}") from None
+        if not _is_async_callable(self.handler):
+            raise InvalidCapability(f"{self.name}: handler must be an async callable")
+        if self.policy_key is not None and not (
+            isinstance(self.policy_key, str) and POLICY_KEY_PATTERN.match(self.policy_key)
+        ):
+            raise InvalidCapability(f"{self.name}: policy_key {self.policy_key!r} is not a flag name")
+        if self.policy_check is not None and not callable(self.policy_check):
+            raise InvalidCapability(f"{self.name}: policy_check must be callable")
+        if not isinstance(self.bounds, Bounds):
+            raise InvalidCapability(f"{self.name}: bounds must be a steward.Bounds")
+
+    @property
+    def requires_confirmation(self) -> bool:
+        """Only what stays on the device and changes nothing runs without a person's yes."""
+        return not (self.side_effect is SideEffect.READ_ONLY and self.network is Network.LOCAL)
+
+    @property
+    def classification(self) -> Classification:
+        return Classification(
+            side_effect=self.side_effect,
+            network=self.network,
+            confirmation="required" if self.requires_confirmation else "automatic",
+        )
+
+
+def _is_async_callable(candidate: object) -> bool:
+    return inspect.iscoroutinefunction(candidate) or inspect.iscoroutinefunction(
+        getattr(candidate, "__call__", None)  # noqa: B004 - callable objects with async __call__
+    )

@@ -1,0 +1,277 @@
+"""The ``steward`` command line: serve, inspect, invoke, and manage keys and policy.
+
+Every command takes ``--data-dir`` and ``--config`` (or ``STEWARD_DATA_DIR`` / ``STEWARD_CONFIG``),
+before or after the command name. Commands that run capabilities build a host in this process and
+go through the same executor as the HTTP surface, under the surface name ``cli``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import getpass
+import json
+import logging
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+import msgspec
+
+from steward.auth import SCOPES, KeyStore, KeyStoreError, Principal
+from steward.config import Config, ConfigError, load_config
+from steward.executor import Surface
+from steward.host import Host, PluginLoadFailed
+from steward.outcome import Outcome, Status
+from steward.plugins import call_each, describe, discover, plugin_manager
+
+log = logging.getLogger("steward.cli")
+
+
+class _Options(msgspec.Struct):
+    data_dir: Path | None = None
+    config: Path | None = None
+    strict_plugins: bool = False
+
+
+def host_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--data-dir``, ``--config`` and ``--strict-plugins`` to a command (also accepted on the group)."""
+
+    @click.option("--data-dir", type=click.Path(path_type=Path, file_okay=False), help="Data directory.")
+    @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="TOML configuration file.")
+    @click.option("--strict-plugins", is_flag=True, default=False, help="Refuse to start if any plugin fails to load.")
+    @functools.wraps(command)
+    def wrapper(*args: Any, data_dir: Path | None, config_path: Path | None, strict_plugins: bool, **kwargs: Any) -> Any:
+        options = click.get_current_context().find_object(_Options) or _Options()
+        options.data_dir = data_dir or options.data_dir
+        options.config = config_path or options.config
+        options.strict_plugins = strict_plugins or options.strict_plugins
+        return command(*args, **kwargs)
+
+    return wrapper
+
+
+def current_config(**overrides: Any) -> Config:
+    """The configuration the current command was given, with ``overrides`` on top."""
+    options = click.get_current_context().find_object(_Options) or _Options()
+    if options.strict_plugins:
+        overrides.setdefault("plugins", {})["strict"] = True
+    try:
+        return load_config(options.config, data_dir=options.data_dir, overrides=overrides)
+    except ConfigError as error:
+        raise click.ClickException(f"configuration: {error}") from None
+
+
+def current_host(**overrides: Any) -> Host:
+    try:
+        return Host(current_config(**overrides))
+    except (PluginLoadFailed, ConfigError) as error:
+        raise click.ClickException(str(error)) from None
+
+
+def _cli_principal() -> Principal:
+    return Principal(f"cli:{getpass.getuser()}", frozenset({"admin"}))
+
+
+@click.group()
+@click.option("--data-dir", type=click.Path(path_type=Path, file_okay=False), envvar="STEWARD_DATA_DIR", help="Data directory.")
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), envvar="STEWARD_CONFIG", help="TOML configuration file.")
+@click.option("--strict-plugins", is_flag=True, default=False, help="Refuse to start if any plugin fails to load.")
+@click.version_option(package_name="steward")
+@click.pass_context
+def cli(context: click.Context, data_dir: Path | None, config_path: Path | None, strict_plugins: bool) -> None:
+    """Steward: capabilities for models, agents and people, with a person's yes before anything leaves."""
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    context.obj = _Options(data_dir, config_path, strict_plugins)
+
+
+@cli.command()
+@host_options
+@click.option("--host", "bind_host", help="Address to listen on (default 127.0.0.1).")
+@click.option("--port", type=int, help="Port to listen on (default 8092).")
+@click.option("--workers", type=int, help="Worker processes (default 1).")
+def serve(bind_host: str | None, port: int | None, workers: int | None) -> None:
+    """Serve the HTTP API; on the first start, create and print an admin key."""
+    import uvicorn
+
+    from steward.app import create_app
+
+    server = {key: value for key, value in (("host", bind_host), ("port", port), ("workers", workers)) if value is not None}
+    host = current_host(server=server)
+    settings = host.config.server
+    if settings.workers > 1:
+        raise click.ClickException(
+            "--workers above 1 needs a shared state backend for pending confirmations; "
+            "the in-process store is the only one so far, so run one worker"
+        )
+    if not host.keys.records():
+        key = host.keys.add("admin", ["admin"])
+        base = f"http://{settings.host}:{settings.port}"
+        click.echo(
+            "\nCreated the first key, named 'admin' (shown once; only its hash is stored):\n\n"
+            f"    {key}\n\nTry it:\n\n"
+            f"    curl -H 'Authorization: Bearer {key}' {base}/api/v1/capabilities\n"
+        )
+    uvicorn.run(create_app(host), host=settings.host, port=settings.port, log_level=settings.log_level)
+
+
+@cli.command()
+@host_options
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def capabilities(as_json: bool) -> None:
+    """List every capability with its classification."""
+    from steward.app import describe_capability
+
+    host = current_host()
+    described = [describe_capability(entry) for entry in host.registry]
+    if as_json:
+        click.echo(msgspec.json.format(msgspec.json.encode(described), indent=2))
+        return
+    for item in described:
+        classification = item["classification"]
+        click.echo(
+            f"{item['name']} v{item['version']}  {classification.side_effect}/{classification.network}, "
+            f"confirmation {classification.confirmation}"
+            + (f", needs {item['policy_key']}" if item["policy_key"] else "")
+        )
+        click.echo(f"    {item['description']}")
+
+
+@cli.command()
+@host_options
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def plugins(as_json: bool) -> None:
+    """List loaded plugins, where they come from, and any that failed to load."""
+    host = current_host()
+    infos, errors = host.plugin_infos(), host.load_errors
+    if as_json:
+        click.echo(msgspec.json.format(msgspec.json.encode({"plugins": infos, "load_errors": errors}), indent=2))
+        return
+    for info in infos:
+        origin = f"{info.distribution} {info.version}" if info.distribution else "given directly"
+        click.echo(f"{info.name}  ({origin})  capabilities: {', '.join(info.capabilities) or '-'}")
+    for error in errors:
+        click.echo(f"FAILED {error.plugin}: {error.message}")
+
+
+@cli.command()
+@host_options
+@click.argument("name")
+@click.option("--json", "arguments", default="{}", help="Arguments as a JSON object.")
+def invoke(name: str, arguments: str) -> None:
+    """Invoke a capability here, asking y/N on the terminal when it needs confirmation."""
+    host = current_host()
+    outcome = asyncio.run(_invoke(host, name, arguments))
+    click.echo(msgspec.json.format(msgspec.json.encode(outcome), indent=2))
+    if outcome.status is not Status.OK:
+        sys.exit(1)
+
+
+async def _invoke(host: Host, name: str, arguments: str) -> Outcome:
+    principal = _cli_principal()
+    outcome = await host.executor.invoke(name, arguments, caller=principal, surface=Surface.CLI)
+    pending = outcome.pending_confirmation
+    if pending is None:
+        return outcome
+    click.echo(f"{pending.capability} v{pending.version} needs your confirmation; it would run with:", err=True)
+    click.echo(json.dumps(pending.arguments, indent=2, ensure_ascii=False), err=True)
+    if not sys.stdin.isatty():
+        click.echo("No terminal to ask on: nothing ran.", err=True)
+        return outcome
+    approve = click.confirm("Run it?", default=False, err=True)
+    return await host.executor.answer(pending.token, approve, caller=principal, surface=Surface.CLI)
+
+
+@cli.group()
+def keys() -> None:
+    """Manage API keys (stored as hashes in keys.toml)."""
+
+
+def _key_store() -> KeyStore:
+    return KeyStore(current_config().data_dir / "keys.toml")
+
+
+@keys.command("add")
+@host_options
+@click.argument("name")
+@click.option("--scope", "scopes", multiple=True, required=True, type=click.Choice(SCOPES), help="Repeat for several.")
+@click.option("--preapprove", multiple=True, help="Capability this key may run without confirmation (invoke/service surfaces).")
+def keys_add(name: str, scopes: tuple[str, ...], preapprove: tuple[str, ...]) -> None:
+    """Create a key and print it once, alone on its line."""
+    try:
+        key = _key_store().add(name, list(scopes), list(preapprove))
+    except KeyStoreError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(key)
+
+
+@keys.command("list")
+@host_options
+def keys_list() -> None:
+    """List keys (names, scopes, pre-approvals; never the keys)."""
+    for record in _key_store().records():
+        preapproved = f"  preapproved: {', '.join(record.preapproved)}" if record.preapproved else ""
+        click.echo(f"{record.name}  scopes: {', '.join(record.scopes)}{preapproved}  created {record.created}")
+
+
+@keys.command("revoke")
+@host_options
+@click.argument("name")
+def keys_revoke(name: str) -> None:
+    """Revoke a key; a running server refuses it from the next request on."""
+    if not _key_store().revoke(name):
+        raise click.ClickException(f"no key named {name!r}")
+    click.echo(f"revoked {name}", err=True)
+
+
+@cli.group()
+def policy() -> None:
+    """Read and set policy flags."""
+
+
+@policy.command("get")
+@host_options
+@click.argument("flag", required=False)
+def policy_get(flag: str | None) -> None:
+    """Print every flag, or one."""
+    snapshot = current_host().policy.snapshot()
+    if flag is not None:
+        if flag not in snapshot:
+            raise click.ClickException(f"no policy flag named {flag!r}; known: {', '.join(snapshot) or 'none'}")
+        snapshot = {flag: snapshot[flag]}
+    for name, value in snapshot.items():
+        click.echo(f"{name} = {'true' if value else 'false'}")
+
+
+@policy.command("set")
+@host_options
+@click.argument("flag")
+@click.argument("value", type=click.BOOL)
+def policy_set(flag: str, value: bool) -> None:
+    """Set a flag to true or false (applies to the next request, no restart)."""
+    host = current_host()
+    if flag not in host.policy.flags:
+        raise click.ClickException(f"no policy flag named {flag!r}; known: {', '.join(sorted(host.policy.flags)) or 'none'}")
+    host.policy.set(flag, value)
+    click.echo(f"{flag} = {'true' if value else 'false'}")
+
+
+def add_plugin_commands(group: click.Group) -> None:
+    """Let the plugins selected by the environment's configuration add their commands."""
+    try:
+        config = load_config()
+    except ConfigError as error:
+        click.echo(f"warning: plugin commands not loaded: {error}", err=True)
+        return
+    found, _ = discover(config.plugins)
+    manager, _ = plugin_manager(found)
+    for plugin, result in call_each(manager, "register_commands", cli=group):
+        if isinstance(result, Exception):
+            click.echo(f"warning: plugin {plugin} could not add its commands: {describe(result)}", err=True)
+
+
+def main() -> None:
+    add_plugin_commands(cli)
+    cli()

@@ -1,0 +1,32 @@
+"""What a handler receives besides its arguments."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from steward.health import HealthReport
+
+
+@dataclass(frozen=True)
+class InvocationContext:
+    """Everything a handler may use; it never needs the host's private parts.
+
+    ``settings`` is the plugin's decoded ``[plugins.<name>]`` struct (or ``None``);
+    ``http_client()`` makes a client with Steward's defaults (see :func:`steward.http_client`);
+    ``health()`` builds the host's health report, for capabilities that describe the host.
+    """
+
+    capability: str
+    caller: str
+    surface: str
+    settings: Any
+    data_dir: Path
+    logger: logging.Logger
+    http_client: Callable[..., httpx.AsyncClient]
+    health: Callable[[], Awaitable[HealthReport]]

@@ -1,0 +1,336 @@
+"""The six stages every invocation goes through, whoever asks and however.
+
+resolve → validate → policy → confirm → execute → result. Each stage is one small method that
+either hands its product to the next or stops the invocation with a :class:`_Stop`; whatever
+happens, the invocation ends as exactly one :class:`~steward.outcome.Outcome` and exactly one
+audit record. A person's answer to a confirmation re-enters at stage 1 with the arguments the
+token was issued for, so a capability disabled while the person was deciding does not run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import inspect
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from steward.audit import AuditLog
+from steward.auth import Principal
+from steward.capability import Classification
+from steward.codes import Code
+from steward.confirmation import ConfirmationRequest, ConfirmationStore, InvalidConfirmation
+from steward.context import InvocationContext
+from steward.outcome import CapabilityError, Outcome, PendingConfirmation, Rejection, Stage, Status
+from steward.policy import Policy
+from steward.registry import Registered, Registry
+
+log = logging.getLogger("steward.executor")
+
+_encode = msgspec.json.Encoder().encode
+
+
+class Surface(enum.StrEnum):
+    CONVERSATION = "conversation"
+    INVOKE = "invoke"
+    SERVICE = "service"
+    CLI = "cli"
+
+
+PREAPPROVAL_SURFACES = frozenset({Surface.INVOKE, Surface.SERVICE})
+
+
+@dataclass
+class Turn:
+    """How often each capability ran in one turn, against ``max_invocations_per_turn``."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+class _Stop(Exception):
+    def __init__(self, stage: Stage, status: Status, code: str, message: str) -> None:
+        super().__init__(message)
+        self.stage, self.status, self.code, self.message = stage, status, code, message
+
+
+ContextFactory = Callable[[Registered, Principal, str], InvocationContext]
+OutcomeObserver = Callable[[Outcome], None]
+
+
+class Executor:
+    def __init__(
+        self,
+        registry: Registry,
+        policy: Policy,
+        confirmations: ConfirmationStore,
+        audit: AuditLog,
+        context_for: ContextFactory,
+        observe: OutcomeObserver | None = None,
+    ) -> None:
+        self.registry = registry
+        self.policy = policy
+        self.confirmations = confirmations
+        self.audit = audit
+        self.context_for = context_for
+        self.observe = observe
+
+    async def invoke(
+        self,
+        name: str,
+        arguments: bytes | str | Mapping[str, Any] | None,
+        *,
+        caller: Principal,
+        surface: str,
+        version: int | None = None,
+        turn: Turn | None = None,
+    ) -> Outcome:
+        """Run a proposed call; may end ``pending`` with a confirmation for a person to answer."""
+        started = time.perf_counter()
+        entry: Registered | None = None
+        confirmation: str | None = None
+        try:
+            entry = self._resolve(name, version)
+            validated = self._validate(entry, arguments)
+            context = self.context_for(entry, caller, surface)
+            await self._check_policy(entry, validated, context, turn or Turn())
+            if self._needs_person(entry, caller, surface):
+                pending = await self._issue(entry, validated, caller, surface)
+                outcome = self._outcome(entry, name, Stage.CONFIRM, Status.PENDING, started)
+                outcome.pending_confirmation = pending
+            else:
+                if entry.capability.requires_confirmation:
+                    confirmation = "preapproved"
+                outcome = await self._run(entry, validated, context, started)
+        except _Stop as stop:
+            outcome = self._stopped(entry, name, stop, started)
+        return self._record(outcome, caller, surface, confirmation)
+
+    async def answer(
+        self,
+        token: str,
+        approve: bool,
+        *,
+        caller: Principal,
+        surface: str,
+        capability: str | None = None,
+    ) -> Outcome:
+        """Apply a person's answer to a pending confirmation: consume the token, then run or not.
+
+        ``capability``, when the surface knows which capability the answer is for (the invoke
+        URL names it), must match the token's; a token issued to another caller or surface is
+        as invalid as an unknown one.
+        """
+        started = time.perf_counter()
+        name = capability or "<unknown>"
+        entry: Registered | None = None
+        try:
+            request = await self._consume(token, caller, surface, capability)
+            name = request.capability
+            entry = self._resolve(request.capability, request.version)
+            if not approve:
+                raise _Stop(Stage.CONFIRM, Status.DENIED, Code.CONFIRMATION_DENIED, "the person declined; do not retry")
+            validated = self._validate(entry, request.arguments)
+            context = self.context_for(entry, caller, surface)
+            await self._check_policy(entry, validated, context, turn=None)
+            outcome = await self._run(entry, validated, context, started)
+        except _Stop as stop:
+            outcome = self._stopped(entry, name, stop, started)
+        return self._record(outcome, caller, surface, None)
+
+    # stage 1
+    def _resolve(self, name: str, version: int | None) -> Registered:
+        entry = self.registry.get(name)
+        if entry is None:
+            raise _Stop(Stage.RESOLVE, Status.REJECTED, Code.CAPABILITY_NOT_FOUND, f"no capability named {name!r}")
+        if version is not None and version != entry.capability.version:
+            raise _Stop(
+                Stage.RESOLVE,
+                Status.REJECTED,
+                Code.CAPABILITY_NOT_FOUND,
+                f"{name} is at version {entry.capability.version}, not {version}",
+            )
+        return entry
+
+    # stage 2
+    def _validate(self, entry: Registered, arguments: bytes | str | Mapping[str, Any] | None) -> msgspec.Struct:
+        try:
+            if arguments is None:
+                return entry.arguments_decoder.decode(b"{}")
+            if isinstance(arguments, bytes | str):
+                return entry.arguments_decoder.decode(arguments)
+            return msgspec.convert(arguments, type=entry.arguments_type)
+        except (msgspec.ValidationError, msgspec.DecodeError) as error:
+            raise _Stop(Stage.VALIDATE, Status.REJECTED, Code.INVALID_ARGUMENTS, f"invalid arguments: {error}") from None
+
+    # stage 3
+    async def _check_policy(
+        self, entry: Registered, arguments: msgspec.Struct, context: InvocationContext, turn: Turn | None
+    ) -> None:
+        capability = entry.capability
+        if capability.policy_key is not None and not self.policy.is_enabled(capability.policy_key):
+            raise _Stop(
+                Stage.POLICY,
+                Status.REJECTED,
+                Code.CAPABILITY_DISABLED,
+                f"{capability.name} is disabled by the household's policy ({capability.policy_key} is off)",
+            )
+        if capability.policy_check is not None:
+            rejection = capability.policy_check(arguments, context)
+            if inspect.isawaitable(rejection):
+                rejection = await rejection
+            if isinstance(rejection, Rejection):
+                raise _Stop(Stage.POLICY, Status.REJECTED, rejection.code, rejection.message)
+        if turn is not None:
+            used = turn.counts.get(capability.name, 0)
+            if used >= capability.bounds.max_invocations_per_turn:
+                raise _Stop(
+                    Stage.POLICY,
+                    Status.REJECTED,
+                    Code.INVOCATION_LIMIT_EXCEEDED,
+                    f"{capability.name} may run {capability.bounds.max_invocations_per_turn} time(s) per turn",
+                )
+            turn.counts[capability.name] = used + 1
+
+    # stage 4
+    @staticmethod
+    def _needs_person(entry: Registered, caller: Principal, surface: str) -> bool:
+        if not entry.capability.requires_confirmation:
+            return False
+        return not (surface in PREAPPROVAL_SURFACES and entry.capability.name in caller.preapproved)
+
+    async def _issue(
+        self, entry: Registered, arguments: msgspec.Struct, caller: Principal, surface: str
+    ) -> PendingConfirmation:
+        capability = entry.capability
+        canonical = _encode(arguments)
+        token = await self.confirmations.issue(
+            ConfirmationRequest(
+                capability=capability.name,
+                version=capability.version,
+                arguments=canonical,
+                caller=caller.name,
+                surface=surface,
+            )
+        )
+        return PendingConfirmation(
+            token=token,
+            capability=capability.name,
+            version=capability.version,
+            arguments=msgspec.json.decode(canonical),
+            expires_in_seconds=int(self.confirmations.lifetime_seconds),
+        )
+
+    async def _consume(
+        self, token: str, caller: Principal, surface: str, capability: str | None
+    ) -> ConfirmationRequest:
+        try:
+            consumed = await self.confirmations.consume(token)
+        except InvalidConfirmation as error:
+            raise _Stop(Stage.CONFIRM, Status.REJECTED, Code.INVALID_CONFIRMATION, str(error)) from None
+        request = consumed.request
+        if request.caller != caller.name or request.surface != surface or capability not in (None, request.capability):
+            raise _Stop(
+                Stage.CONFIRM,
+                Status.REJECTED,
+                Code.INVALID_CONFIRMATION,
+                "unknown or already used confirmation token",
+            )
+        if consumed.expired:
+            raise _Stop(
+                Stage.CONFIRM,
+                Status.DENIED,
+                Code.CONFIRMATION_EXPIRED,
+                "the confirmation expired before the person answered; it did not run",
+            )
+        return request
+
+    # stages 5 and 6
+    async def _run(
+        self, entry: Registered, arguments: msgspec.Struct, context: InvocationContext, started: float
+    ) -> Outcome:
+        result = await self._execute(entry, arguments, context)
+        validated = self._check_result(entry, result)
+        outcome = self._outcome(entry, entry.capability.name, Stage.RESULT, Status.OK, started)
+        outcome.result = validated
+        return outcome
+
+    async def _execute(self, entry: Registered, arguments: msgspec.Struct, context: InvocationContext) -> Any:
+        capability = entry.capability
+        try:
+            async with asyncio.timeout(capability.bounds.timeout_seconds):
+                return await capability.handler(arguments, context)
+        except TimeoutError:
+            raise _Stop(
+                Stage.EXECUTE,
+                Status.FAILED,
+                Code.TIMEOUT,
+                f"{capability.name} did not finish within {capability.bounds.timeout_seconds:g} s",
+            ) from None
+        except CapabilityError as error:
+            raise _Stop(Stage.EXECUTE, Status.FAILED, error.code, error.message) from None
+        except Exception as error:  # noqa: BLE001 - a handler bug is an outcome, not a crash
+            log.exception("%s raised %s", capability.name, type(error).__name__)
+            raise _Stop(
+                Stage.EXECUTE,
+                Status.FAILED,
+                Code.EXECUTION_FAILED,
+                f"{capability.name} failed with {type(error).__name__}; the server log has details",
+            ) from None
+
+    @staticmethod
+    def _check_result(entry: Registered, result: Any) -> Any:
+        capability = entry.capability
+        if not isinstance(result, capability.result | dict):
+            raise _Stop(
+                Stage.RESULT,
+                Status.FAILED,
+                Code.INVALID_RESULT,
+                f"{capability.name} returned {type(result).__name__}, not {capability.result.__name__}",
+            )
+        try:
+            encoded = _encode(result)
+            validated = entry.result_decoder.decode(encoded)
+        except (msgspec.ValidationError, msgspec.EncodeError, TypeError) as error:
+            raise _Stop(Stage.RESULT, Status.FAILED, Code.INVALID_RESULT, f"{capability.name} result: {error}") from None
+        if len(encoded) > capability.bounds.max_result_bytes:
+            raise _Stop(
+                Stage.RESULT,
+                Status.FAILED,
+                Code.RESULT_TOO_LARGE,
+                f"{capability.name} result is {len(encoded)} bytes; the bound is {capability.bounds.max_result_bytes}",
+            )
+        return validated
+
+    # outcomes
+    @staticmethod
+    def _outcome(entry: Registered | None, name: str, stage: Stage, status: Status, started: float) -> Outcome:
+        capability = entry.capability if entry else None
+        return Outcome(
+            capability=capability.name if capability else name,
+            version=capability.version if capability else None,
+            stage=stage,
+            status=status,
+            classification=capability.classification if capability else None,
+            duration_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    def _stopped(self, entry: Registered | None, name: str, stop: _Stop, started: float) -> Outcome:
+        outcome = self._outcome(entry, name, stop.stage, stop.status, started)
+        outcome.code = stop.code
+        outcome.message = stop.message
+        return outcome
+
+    def _record(self, outcome: Outcome, caller: Principal, surface: str, confirmation: str | None) -> Outcome:
+        if confirmation is not None and outcome.classification is not None:
+            outcome.classification = Classification(
+                outcome.classification.side_effect, outcome.classification.network, confirmation
+            )
+        self.audit.record(outcome, caller=caller.name, surface=surface)
+        if self.observe is not None:
+            self.observe(outcome)
+        return outcome

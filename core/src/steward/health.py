@@ -1,0 +1,52 @@
+"""Health: dependency checks contributed by plugins, and the report built from them."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import msgspec
+
+
+@dataclass(frozen=True)
+class HealthCheck:
+    """``check`` returns a short detail when healthy and raises when not; it gets ``timeout_seconds``."""
+
+    name: str
+    check: Callable[[], Awaitable[str | None]]
+    timeout_seconds: float = 3.0
+
+
+class CheckResult(msgspec.Struct, kw_only=True):
+    name: str
+    plugin: str
+    ok: bool
+    detail: str
+
+
+class LoadError(msgspec.Struct, kw_only=True):
+    """A plugin (or one of its declarations) that could not be used, and why."""
+
+    plugin: str
+    message: str
+
+
+class HealthReport(msgspec.Struct, kw_only=True):
+    status: Literal["ok", "degraded"]
+    plugins: list[str]
+    load_errors: list[LoadError]
+    problems: list[str]
+    checks: list[CheckResult]
+
+
+async def run_check(plugin: str, check: HealthCheck) -> CheckResult:
+    try:
+        async with asyncio.timeout(check.timeout_seconds):
+            detail = await check.check()
+    except TimeoutError:
+        return CheckResult(name=check.name, plugin=plugin, ok=False, detail=f"no answer within {check.timeout_seconds:g} s")
+    except Exception as error:  # noqa: BLE001 - a failing check is a result, not a crash
+        return CheckResult(name=check.name, plugin=plugin, ok=False, detail=str(error) or type(error).__name__)
+    return CheckResult(name=check.name, plugin=plugin, ok=True, detail=detail or "ok")

@@ -1,0 +1,210 @@
+"""One Steward instance, wired once: plugins, registry, policy, confirmations, audit, keys, executor.
+
+Both surfaces stand on it: ``app`` puts HTTP in front, ``cli`` calls it directly. Building a host
+is where every plugin declaration is checked; what cannot be used is reported as a
+:class:`~steward.health.LoadError` (or, with ``plugins.strict``, stops the start).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+
+import msgspec
+import pluggy
+
+from steward.audit import AuditLog
+from steward.auth import KeyStore, Principal, bearer_key
+from steward.capability import Capability, InvalidCapability
+from steward.confirmation import Clock, ConfirmationStore, MemoryConfirmationStore
+from steward.config import Config, decode_plugin_settings
+from steward.context import InvocationContext
+from steward.executor import Executor
+from steward.health import HealthCheck, HealthReport, LoadError, run_check
+from steward.hookspecs import hookimpl
+from steward.http_client import http_client
+from steward.metrics import Metrics
+from steward.plugins import Plugin, PluginInfo, call_each, describe, discover, hooks_of, plugin_manager
+from steward.policy import Policy, PolicyFlag
+from steward.registry import DuplicateCapability, Registered, Registry, register
+
+log = logging.getLogger("steward")
+
+
+class PluginLoadFailed(RuntimeError):
+    """Start-up refused: duplicate capability names, or any load error under ``strict``."""
+
+
+class KeyAuthentication:
+    """The core's ``authenticate``: a bearer key looked up in ``keys.toml``; runs after any plugin's."""
+
+    def __init__(self, keys: KeyStore) -> None:
+        self.keys = keys
+
+    @hookimpl(trylast=True)
+    def authenticate(self, request) -> Principal | None:  # noqa: ANN001 - a starlette Request
+        key = bearer_key(request.headers.get("authorization"))
+        return self.keys.lookup(key) if key else None
+
+
+class Host:
+    def __init__(
+        self,
+        config: Config,
+        plugins: Sequence[Plugin] | None = None,
+        *,
+        clock: Clock = time.monotonic,
+        confirmations: ConfirmationStore | None = None,
+    ) -> None:
+        self.config = config
+        self.load_errors: list[LoadError] = []
+        if plugins is None:
+            plugins, errors = discover(config.plugins)
+            self.load_errors += errors
+        self.manager, errors = plugin_manager(plugins)
+        self.load_errors += errors
+        self.plugins = [plugin for plugin in plugins if self.manager.is_registered(plugin.module)]
+        self._decode_settings()
+        flags = self._collect_flags()
+        self.registry = self._collect_capabilities({flag.name for flag in flags})
+        self.health_checks = self._collect_health_checks()
+        for error in self.load_errors:
+            log.error("plugin %s not fully loaded: %s", error.plugin, error.message)
+        if config.plugins.strict and self.load_errors:
+            raise PluginLoadFailed(
+                "strict plugin loading: " + "; ".join(f"{e.plugin}: {e.message}" for e in self.load_errors)
+            )
+
+        self.data_dir = config.data_dir
+        self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.policy = Policy(self.data_dir / "capabilities", flags)
+        self.confirmations = confirmations or MemoryConfirmationStore(
+            config.confirmation.lifetime_seconds, config.confirmation.expired_grace_seconds, clock
+        )
+        self.audit = AuditLog(
+            self.data_dir / "capabilities" / "audit.jsonl",
+            max_bytes=config.audit.max_bytes,
+            backups=config.audit.backups,
+        )
+        self.keys = KeyStore(self.data_dir / "keys.toml")
+        self.manager.register(KeyAuthentication(self.keys), name="steward.keys")
+        self.metrics = Metrics()
+        self._loggers = {plugin.name: logging.getLogger(f"steward.plugins.{plugin.name}") for plugin in self.plugins}
+        self.executor = Executor(
+            self.registry, self.policy, self.confirmations, self.audit, self._context_for, self.metrics.observe_outcome
+        )
+
+    @property
+    def hook(self) -> pluggy.HookRelay:
+        return self.manager.hook
+
+    def plugin_infos(self) -> list[PluginInfo]:
+        return [
+            PluginInfo(
+                name=plugin.name,
+                distribution=plugin.distribution,
+                version=plugin.version,
+                hooks=hooks_of(self.manager, plugin.module),
+                capabilities=self.registry.of_plugin(plugin.name),
+            )
+            for plugin in self.plugins
+        ]
+
+    async def health(self) -> HealthReport:
+        checks = await asyncio.gather(*(run_check(plugin, check) for plugin, check in self.health_checks))
+        problems = self.policy.problems()
+        healthy = not self.load_errors and not problems and all(check.ok for check in checks)
+        return HealthReport(
+            status="ok" if healthy else "degraded",
+            plugins=[plugin.name for plugin in self.plugins],
+            load_errors=list(self.load_errors),
+            problems=problems,
+            checks=list(checks),
+        )
+
+    def close(self) -> None:
+        self.audit.close()
+
+    def _context_for(self, entry: Registered, caller: Principal, surface: str) -> InvocationContext:
+        return InvocationContext(
+            capability=entry.capability.name,
+            caller=caller.name,
+            surface=surface,
+            settings=self.config.plugin_settings(entry.plugin),
+            data_dir=self.data_dir,
+            logger=self._loggers.get(entry.plugin) or logging.getLogger(f"steward.plugins.{entry.plugin}"),
+            http_client=http_client,
+            health=self.health,
+        )
+
+    def _decode_settings(self) -> None:
+        for plugin, settings_type in call_each(self.manager, "register_settings"):
+            if isinstance(settings_type, Exception):
+                self._fail(plugin, f"register_settings raised {describe(settings_type)}")
+            elif settings_type is not None:
+                if not (isinstance(settings_type, type) and issubclass(settings_type, msgspec.Struct)):
+                    self._fail(plugin, "register_settings must return a msgspec.Struct type")
+                    continue
+                self.config.plugins.settings[plugin] = decode_plugin_settings(self.config, plugin, settings_type)
+        loaded = {plugin.name for plugin in self.plugins}
+        for section in sorted(set(self.config.plugins.sections) - loaded):
+            log.warning("[plugins.%s] is configured but no such plugin is loaded", section)
+
+    def _collect_flags(self) -> list[PolicyFlag]:
+        flags: dict[str, tuple[str, PolicyFlag]] = {}
+        for plugin, declared in call_each(self.manager, "register_policy_flags", config=self.config):
+            for flag in self._items(plugin, "register_policy_flags", declared, PolicyFlag):
+                if flag.name in flags:
+                    self._fail(plugin, f"policy flag {flag.name!r} is already owned by plugin {flags[flag.name][0]!r}")
+                    continue
+                flags[flag.name] = (plugin, flag)
+        return [flag for _, flag in flags.values()]
+
+    def _collect_capabilities(self, flag_names: set[str]) -> Registry:
+        registry = Registry()
+        for plugin, declared in call_each(self.manager, "register_capabilities", config=self.config):
+            if isinstance(declared, InvalidCapability):
+                self._fail(plugin, f"invalid capability: {declared}")
+                continue
+            for capability in self._items(plugin, "register_capabilities", declared, Capability):
+                if capability.policy_key is not None and capability.policy_key not in flag_names:
+                    self._fail(
+                        plugin,
+                        f"invalid capability: {capability.name}: policy_key {capability.policy_key!r} "
+                        "is not a registered policy flag",
+                    )
+                    continue
+                try:
+                    registry.add(register(capability, plugin))
+                except InvalidCapability as error:
+                    self._fail(plugin, f"invalid capability: {error}")
+                except DuplicateCapability as error:
+                    raise PluginLoadFailed(str(error)) from None
+        return registry
+
+    def _collect_health_checks(self) -> list[tuple[str, HealthCheck]]:
+        return [
+            (plugin, check)
+            for plugin, declared in call_each(self.manager, "register_health_checks", config=self.config)
+            for check in self._items(plugin, "register_health_checks", declared, HealthCheck)
+        ]
+
+    def _items(self, plugin: str, hook: str, declared: object, kind: type) -> list:
+        if isinstance(declared, Exception):
+            self._fail(plugin, f"{hook} raised {describe(declared)}")
+            return []
+        if declared is None:
+            return []
+        if not isinstance(declared, list | tuple):
+            self._fail(plugin, f"{hook} must return a list of {kind.__name__}")
+            return []
+        good = [item for item in declared if isinstance(item, kind)]
+        if len(good) != len(declared):
+            self._fail(plugin, f"{hook} returned something that is not a steward.{kind.__name__}")
+        return good
+
+    def _fail(self, plugin: str, message: str) -> None:
+        self.load_errors.append(LoadError(plugin=plugin, message=message))
+

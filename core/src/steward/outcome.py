@@ -1,0 +1,86 @@
+"""What an invocation ends as: an :class:`Outcome`, and the two ways a plugin says no."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import msgspec
+
+from steward.capability import Classification
+from steward.codes import CODE_PATTERN
+
+
+class Stage(enum.StrEnum):
+    """The six executor stages, in order; an outcome names the last one it reached."""
+
+    RESOLVE = "resolve"
+    VALIDATE = "validate"
+    POLICY = "policy"
+    CONFIRM = "confirm"
+    EXECUTE = "execute"
+    RESULT = "result"
+
+
+class Status(enum.StrEnum):
+    OK = "ok"
+    PENDING = "pending"
+    REJECTED = "rejected"
+    DENIED = "denied"
+    FAILED = "failed"
+
+
+class PendingConfirmation(msgspec.Struct, frozen=True, kw_only=True):
+    """What a person is asked to approve: the literal arguments that will be used."""
+
+    token: str
+    capability: str
+    version: int
+    arguments: dict[str, Any]
+    expires_in_seconds: int
+
+
+class Outcome(msgspec.Struct, kw_only=True):
+    """The single answer of the executor, whatever the surface and however far it got."""
+
+    capability: str
+    version: int | None
+    stage: Stage
+    status: Status
+    classification: Classification | None = None
+    code: str | None = None
+    message: str | None = None
+    result: Any = None
+    pending_confirmation: PendingConfirmation | None = None
+    duration_ms: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status is Status.OK
+
+
+class Rejection(msgspec.Struct, frozen=True):
+    """A ``policy_check``'s refusal at stage 3, e.g. ``Rejection("ENTITY_NOT_ALLOWLISTED", …)``."""
+
+    code: str
+    message: str
+
+    def __post_init__(self) -> None:
+        if not CODE_PATTERN.match(self.code):
+            raise ValueError(f"rejection code {self.code!r} must be UPPER_SNAKE_CASE")
+
+
+class CapabilityError(Exception):
+    """Raised by a handler for a failure the caller should see with its own code.
+
+    The message reaches the caller and the model, so it must say what went wrong without
+    carrying secrets or page content; any other exception is reported as ``EXECUTION_FAILED``
+    with only its type name.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        if not CODE_PATTERN.match(code):
+            raise ValueError(f"error code {code!r} must be UPPER_SNAKE_CASE")
+        super().__init__(message)
+        self.code = code
+        self.message = message

@@ -1,0 +1,147 @@
+"""Helpers for testing a plugin without installing it, against a real server on loopback.
+
+::
+
+    from steward.testing import serve_host
+
+    def test_my_capability(tmp_path):
+        with serve_host([my_plugin], data_dir=tmp_path) as server:
+            client = server.client(scopes=["invoke"])
+            response = client.post("/api/v1/capabilities/my.verb/invoke", json={"arguments": {}})
+            assert response.status_code == 200
+
+The server is uvicorn on 127.0.0.1 with an ephemeral port, in a thread of the test process, so a
+test can also reach into ``server.host`` (policy, audit, the clock it injected).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+
+from steward.app import create_app
+from steward.confirmation import Clock
+from steward.config import Config, load_config
+from steward.host import Host
+from steward.plugins import Plugin
+
+__all__ = ["FakeClock", "ServedHost", "as_plugin", "make_host", "serve_app", "serve_host"]
+
+
+class FakeClock:
+    """A clock that moves only when told to; pass it as ``clock=`` to expire tokens in a test."""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def as_plugin(plugin: object | Plugin, name: str | None = None) -> Plugin:
+    """A plugin object (usually a module) named as its entry point would name it.
+
+    Without ``name``, a module ``steward_weather`` or ``weather`` is named ``weather``.
+    """
+    if isinstance(plugin, Plugin):
+        return plugin
+    if name is None:
+        module_name = getattr(plugin, "__name__", None) or type(plugin).__name__
+        name = module_name.rsplit(".", 1)[-1].removeprefix("steward_")
+    return Plugin(name, plugin)
+
+
+def make_host(
+    plugins: Sequence[object | Plugin],
+    *,
+    data_dir: Path,
+    config: Mapping[str, Any] | None = None,
+    clock: Clock = time.monotonic,
+) -> Host:
+    """A host with exactly these plugins (no entry points), its data in ``data_dir``.
+
+    ``config`` is a dict shaped like ``steward.toml`` (``{"plugins": {"weather": {...}}}``); the
+    environment is ignored so a developer's ``STEWARD_*`` variables cannot leak into tests.
+    """
+    raw = dict(config or {})
+    plugin_sections = dict(raw.pop("plugins", {}) or {})
+    selection = {key: plugin_sections.pop(key) for key in ("enabled", "disabled", "strict") if key in plugin_sections}
+    loaded: Config = load_config(
+        None,
+        data_dir=data_dir,
+        environ={},
+        overrides={**raw, "plugins": {**selection, "sections": plugin_sections}},
+    )
+    return Host(loaded, [as_plugin(plugin) for plugin in plugins], clock=clock)
+
+
+@dataclass
+class ServedHost:
+    host: Host
+    base_url: str
+
+    def key(self, scopes: Sequence[str] = ("admin",), *, name: str | None = None, preapproved: Sequence[str] = ()) -> str:
+        """Create a key with ``scopes`` and return it."""
+        name = name or f"test-{len(self.host.keys.records()) + 1}"
+        return self.host.keys.add(name, list(scopes), list(preapproved))
+
+    def client(self, scopes: Sequence[str] | None = ("admin",), *, preapproved: Sequence[str] = (), **options: Any) -> httpx.Client:
+        """An HTTP client for the server; ``scopes=None`` sends no key at all."""
+        headers = dict(options.pop("headers", {}))
+        if scopes is not None:
+            headers["Authorization"] = f"Bearer {self.key(scopes, preapproved=preapproved)}"
+        return httpx.Client(base_url=self.base_url, headers=headers, trust_env=False, timeout=30, **options)
+
+    def set_policy(self, flag: str, value: bool) -> None:
+        self.host.policy.set(flag, value)
+
+    def audit_records(self) -> list[dict[str, Any]]:
+        path = self.host.audit.path
+        return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+@contextlib.contextmanager
+def serve_app(app: Any, *, host: str = "127.0.0.1") -> Iterator[str]:
+    """Run any ASGI app with uvicorn on an ephemeral loopback port; yield its base URL."""
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=0, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, name="steward-test-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("test server did not start")
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@contextlib.contextmanager
+def serve_host(
+    plugins: Sequence[object | Plugin],
+    *,
+    data_dir: Path,
+    config: Mapping[str, Any] | None = None,
+    clock: Clock = time.monotonic,
+) -> Iterator[ServedHost]:
+    """Build a host with exactly ``plugins`` and serve it on loopback for the ``with`` block."""
+    host = make_host(plugins, data_dir=data_dir, config=config, clock=clock)
+    try:
+        with serve_app(create_app(host)) as base_url:
+            yield ServedHost(host, base_url)
+    finally:
+        host.close()

@@ -1,0 +1,107 @@
+"""``system.health``: uptime, load, memory and disk figures read from this machine, plus the host's
+own health report (plugins, load errors, dependency checks).
+
+It reads ``/proc`` and ``statvfs`` only, never the network, so it is ``read_only`` + ``local`` and
+runs without confirmation. The dependency checks it includes are those the plugins registered;
+they reach only upstreams the operator configured.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+import steward
+
+PROCESS_STARTED = time.monotonic()
+
+
+class NoArguments(msgspec.Struct, forbid_unknown_fields=True):
+    pass
+
+
+class Load(msgspec.Struct):
+    one_minute: float
+    five_minutes: float
+    fifteen_minutes: float
+
+
+class Memory(msgspec.Struct):
+    total_bytes: int
+    available_bytes: int
+
+
+class Disk(msgspec.Struct):
+    total_bytes: int
+    free_bytes: int
+
+
+class Check(msgspec.Struct):
+    name: str
+    plugin: str
+    ok: bool
+    detail: str
+
+
+class Health(msgspec.Struct):
+    status: Literal["ok", "degraded"]
+    system_uptime_seconds: float
+    process_uptime_seconds: float
+    load: Load
+    memory: Memory
+    data_disk: Disk
+    plugins: list[str]
+    load_errors: list[str]
+    checks: list[Check]
+
+
+def read_meminfo(path: Path = Path("/proc/meminfo")) -> Memory:
+    fields = {}
+    for line in path.read_text().splitlines():
+        key, _, value = line.partition(":")
+        fields[key] = int(value.split()[0]) * 1024
+    return Memory(total_bytes=fields["MemTotal"], available_bytes=fields.get("MemAvailable", fields["MemFree"]))
+
+
+def read_uptime(path: Path = Path("/proc/uptime")) -> float:
+    return float(path.read_text().split()[0])
+
+
+def read_disk(path: Path) -> Disk:
+    stats = os.statvfs(path)
+    return Disk(total_bytes=stats.f_blocks * stats.f_frsize, free_bytes=stats.f_bavail * stats.f_frsize)
+
+
+async def system_health(arguments: NoArguments, context: steward.InvocationContext) -> Health:
+    report = await context.health()
+    one, five, fifteen = os.getloadavg()
+    return Health(
+        status=report.status,
+        system_uptime_seconds=read_uptime(),
+        process_uptime_seconds=round(time.monotonic() - PROCESS_STARTED, 3),
+        load=Load(one, five, fifteen),
+        memory=read_meminfo(),
+        data_disk=read_disk(context.data_dir),
+        plugins=report.plugins,
+        load_errors=[f"{error.plugin}: {error.message}" for error in report.load_errors],
+        checks=[Check(check.name, check.plugin, check.ok, check.detail) for check in report.checks],
+    )
+
+
+def health_capability() -> steward.Capability:
+    return steward.Capability(
+        name="system.health",
+        version=1,
+        description="Report this Steward host's health: uptime, load, memory, free disk, loaded plugins "
+        "and whether their dependencies answer.",
+        arguments=NoArguments,
+        result=Health,
+        side_effect=steward.SideEffect.READ_ONLY,
+        network=steward.Network.LOCAL,
+        handler=system_health,
+        bounds=steward.Bounds(timeout_seconds=10),
+    )
