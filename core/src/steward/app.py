@@ -125,7 +125,7 @@ class ConfirmationAnswer(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class InvokeRequest(msgspec.Struct, forbid_unknown_fields=True):
-    arguments: msgspec.Raw | None = None
+    arguments: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
     confirmation: ConfirmationAnswer | None = None
     version: int | None = None
 
@@ -176,7 +176,7 @@ async def invoke(request: Request) -> Response:
     host = host_of(request)
     name = request.path_params["name"]
     body = await read_json(request, InvokeRequest)
-    if (body.arguments is None) == (body.confirmation is None):
+    if bool(body.arguments) == (body.confirmation is not None):
         raise ApiError(Code.INVALID_REQUEST, 'send either "arguments" or "confirmation", not both or neither')
     state = request.app.state
     if state.invocations_in_flight >= host.config.server.max_concurrent_invocations:
@@ -194,7 +194,7 @@ async def invoke(request: Request) -> Response:
             )
         else:
             outcome = await host.executor.invoke(
-                name, body.arguments, caller=principal, surface=Surface.INVOKE, version=body.version
+                name, bytes(body.arguments), caller=principal, surface=Surface.INVOKE, version=body.version
             )
     finally:
         state.invocations_in_flight -= 1

@@ -1,0 +1,82 @@
+import json
+
+import pytest
+from conftest import ALICE
+
+from steward import Surface
+from steward.audit import AuditLog
+from steward.outcome import Outcome
+
+pytestmark = pytest.mark.anyio
+
+SECRET_TEXT = "zebra-marmalade-4417"
+
+
+def records(host):
+    return [json.loads(line) for line in host.audit.path.read_text().splitlines()]
+
+
+async def test_one_record_per_outcome_of_every_kind(host):
+    host.policy.set("sample_enabled", True)
+    invoke = host.executor.invoke
+    await invoke("sample.echo", {"text": "a"}, caller=ALICE, surface=Surface.INVOKE)
+    await invoke("sample.nothing", {}, caller=ALICE, surface=Surface.INVOKE)
+    await invoke("sample.echo", {"text": 1}, caller=ALICE, surface=Surface.INVOKE)
+    pending = await invoke("sample.send", {"text": "a"}, caller=ALICE, surface=Surface.CONVERSATION)
+    await host.executor.answer(pending.pending_confirmation.token, False, caller=ALICE, surface=Surface.CONVERSATION)
+    await invoke("sample.boom", {}, caller=ALICE, surface=Surface.INVOKE)
+    assert [(r["capability"], r["stage"], r["status"], r["code"]) for r in records(host)] == [
+        ("sample.echo", "result", "ok", None),
+        ("sample.nothing", "resolve", "rejected", "CAPABILITY_NOT_FOUND"),
+        ("sample.echo", "validate", "rejected", "INVALID_ARGUMENTS"),
+        ("sample.send", "confirm", "pending", None),
+        ("sample.send", "confirm", "denied", "CONFIRMATION_DENIED"),
+        ("sample.boom", "execute", "failed", "EXECUTION_FAILED"),
+    ]
+    first = records(host)[0]
+    assert set(first) == {
+        "time", "capability", "version", "classification", "caller", "surface", "stage", "status", "code", "duration_ms"
+    }
+    assert first["classification"] == {"side_effect": "read_only", "network": "local", "confirmation": "automatic"}
+    assert (first["caller"], first["surface"]) == ("alice", "invoke")
+
+
+async def test_arguments_and_results_never_reach_the_log(host):
+    host.policy.set("sample_enabled", True)
+    await host.executor.invoke("sample.echo", {"text": SECRET_TEXT}, caller=ALICE, surface=Surface.INVOKE)
+    await host.executor.invoke("sample.echo", {"text": SECRET_TEXT * 9}, caller=ALICE, surface=Surface.INVOKE)
+    pending = await host.executor.invoke("sample.send", {"text": SECRET_TEXT}, caller=ALICE, surface=Surface.INVOKE)
+    await host.executor.answer(pending.pending_confirmation.token, True, caller=ALICE, surface=Surface.INVOKE)
+    log = host.audit.path.read_text()
+    assert len(log.splitlines()) == 4
+    assert SECRET_TEXT not in log
+    assert pending.pending_confirmation.token not in log
+
+
+async def test_free_text_in_place_of_a_name_is_not_logged(host):
+    await host.executor.invoke(f"tell them {SECRET_TEXT}", {}, caller=ALICE, surface=Surface.INVOKE)
+    assert records(host)[0]["capability"] == "<not a capability name>"
+    assert SECRET_TEXT not in host.audit.path.read_text()
+
+
+def test_rotation_by_size_keeps_backups(tmp_path):
+    log = AuditLog(tmp_path / "audit.jsonl", max_bytes=1000, backups=2)
+    outcome = Outcome(capability="a.b", version=1, stage="result", status="ok")
+    for _ in range(40):
+        log.record(outcome, caller="c", surface="invoke")
+    log.close()
+    files = sorted(path.name for path in tmp_path.iterdir())
+    assert files == ["audit.jsonl", "audit.jsonl.1", "audit.jsonl.2"]
+    for path in tmp_path.iterdir():
+        assert path.stat().st_size <= 1000
+        assert all(json.loads(line)["capability"] == "a.b" for line in path.read_text().splitlines())
+
+
+def test_log_survives_reopening(tmp_path):
+    outcome = Outcome(capability="a.b", version=1, stage="result", status="ok")
+    for _ in range(2):
+        log = AuditLog(tmp_path / "audit.jsonl")
+        log.record(outcome, caller="c", surface="invoke")
+        log.close()
+    assert len((tmp_path / "audit.jsonl").read_text().splitlines()) == 2
+    assert (tmp_path / "audit.jsonl").stat().st_mode & 0o777 == 0o600
