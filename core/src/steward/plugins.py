@@ -100,7 +100,7 @@ def call_each(manager: pluggy.PluginManager, hook: str, **arguments: Any) -> Ite
     pluggy's own call stops at the first exception; the host needs to know *which* plugin failed
     and to carry on with the others.
     """
-    for implementation in reversed(getattr(manager.hook, hook).get_hookimpls()):
+    for implementation in getattr(manager.hook, hook).get_hookimpls():
         try:
             result = implementation.function(*(arguments[name] for name in implementation.argnames))
         except Exception as error:  # noqa: BLE001 - attributed to the plugin by the caller
