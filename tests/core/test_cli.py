@@ -1,0 +1,117 @@
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from steward.auth import KeyStore, key_digest
+from steward.cli import cli
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch):
+    monkeypatch.setenv("STEWARD_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("STEWARD_PLUGINS", "system")
+
+    def invoke(*arguments: str, stdin: str | None = None):
+        return CliRunner().invoke(cli, list(arguments), input=stdin)
+
+    return invoke
+
+
+def test_keys_add_prints_the_key_alone_and_stores_only_its_hash(run, tmp_path):
+    result = run("keys", "add", "console", "--scope", "conversation", "--scope", "settings")
+    assert result.exit_code == 0, result.output
+    key = result.stdout.strip()
+    assert result.stdout == key + "\n"
+    assert key.startswith("stw_") and len(key) >= 40
+    stored = (tmp_path / "data" / "keys.toml").read_text()
+    assert key not in stored
+    assert key_digest(key) in stored
+    assert (tmp_path / "data" / "keys.toml").stat().st_mode & 0o777 == 0o600
+    principal = KeyStore(tmp_path / "data" / "keys.toml").lookup(key)
+    assert principal.scopes == frozenset({"conversation", "settings"})
+
+
+def test_keys_list_and_revoke(run):
+    run("keys", "add", "fleet", "--scope", "service", "--preapprove", "web.fetch")
+    listed = run("keys", "list")
+    assert "fleet  scopes: service  preapproved: web.fetch" in listed.output
+    assert "stw_" not in listed.output
+    assert run("keys", "revoke", "fleet").exit_code == 0
+    assert "fleet" not in run("keys", "list").output
+    missing = run("keys", "revoke", "fleet")
+    assert missing.exit_code == 1 and "no key named 'fleet'" in missing.output
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["keys", "add", "x", "--scope", "root"], "'root' is not one of"),
+        (["keys", "add", "bad name", "--scope", "admin"], "must be 1-64"),
+        (["keys", "add", "x"], "Missing option '--scope'"),
+    ],
+)
+def test_keys_add_refuses_bad_input(run, arguments, message):
+    result = run(*arguments)
+    assert result.exit_code != 0
+    assert message in result.output
+
+
+def test_duplicate_key_names_are_refused(run):
+    run("keys", "add", "same", "--scope", "admin")
+    result = run("keys", "add", "same", "--scope", "admin")
+    assert result.exit_code == 1 and "already exists" in result.output
+
+
+def test_data_dir_option_after_the_command(run, tmp_path):
+    other = tmp_path / "other"
+    assert run("keys", "add", "k", "--scope", "admin", "--data-dir", str(other)).exit_code == 0
+    assert (other / "keys.toml").exists()
+    assert run("--data-dir", str(other), "keys", "list").output.startswith("k  scopes: admin")
+
+
+def test_capabilities_and_plugins(run):
+    listed = run("capabilities", "--json")
+    described = json.loads(listed.stdout)
+    assert [item["name"] for item in described] == ["system.health"]
+    assert described[0]["classification"]["confirmation"] == "automatic"
+    assert "system.health v1  read_only/local, confirmation automatic" in run("capabilities").output
+    assert run("plugins").output.startswith("system  (steward-system ")
+
+
+def test_invoke_runs_through_the_executor_and_audits(run, tmp_path):
+    result = run("invoke", "system.health", "--json", "{}")
+    assert result.exit_code == 0, result.output
+    outcome = json.loads(result.stdout)
+    assert outcome["status"] == "ok"
+    assert outcome["result"]["memory"]["total_bytes"] > 0
+    audit = (tmp_path / "data" / "capabilities" / "audit.jsonl").read_text().splitlines()
+    assert json.loads(audit[0])["surface"] == "cli"
+
+
+def test_invoke_refusal_exits_non_zero(run):
+    result = run("invoke", "system.health", "--json", '{"verbose": true}')
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["code"] == "INVALID_ARGUMENTS"
+
+
+def test_policy_get_and_set_name_unknown_flags(run):
+    assert run("policy", "get").output == ""
+    result = run("policy", "set", "web_search_enabled", "true")
+    assert result.exit_code == 1
+    assert "no policy flag named 'web_search_enabled'" in result.output
+    assert run("policy", "set", "x", "maybe").exit_code == 2
+
+
+def test_bad_config_is_a_clear_error(run, tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text("[server]\nprot = 1\n")
+    result = run("capabilities", "--config", str(path))
+    assert result.exit_code == 1
+    assert "configuration: server.prot: unknown key" in result.output
+
+
+def test_serve_refuses_several_workers_with_the_memory_store(run):
+    result = run("serve", "--workers", "2")
+    assert result.exit_code == 1
+    assert "shared state backend" in result.output

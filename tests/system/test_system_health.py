@@ -1,0 +1,79 @@
+"""system.health over the real HTTP API, its figures checked against the machine itself."""
+
+import os
+import types
+
+import pytest
+
+import steward
+import steward_system
+from steward.testing import serve_host
+from steward_system.health import read_meminfo
+
+
+@pytest.fixture
+def served(tmp_path):
+    with serve_host([steward_system], data_dir=tmp_path) as server:
+        yield server
+
+
+def invoke(server):
+    return server.client(["invoke"]).post("/api/v1/capabilities/system.health/invoke", json={"arguments": {}})
+
+
+def test_runs_automatically_with_real_figures(served, tmp_path):
+    response = invoke(served)
+    assert response.status_code == 200
+    body = response.json()
+    assert body["classification"] == {"side_effect": "read_only", "network": "local", "confirmation": "automatic"}
+    result = body["result"]
+    meminfo = {line.split(":")[0]: int(line.split()[1]) * 1024 for line in open("/proc/meminfo")}
+    assert result["memory"]["total_bytes"] == meminfo["MemTotal"]
+    assert 0 < result["memory"]["available_bytes"] <= result["memory"]["total_bytes"]
+    stats = os.statvfs(tmp_path)
+    assert result["data_disk"]["total_bytes"] == stats.f_blocks * stats.f_frsize
+    assert result["system_uptime_seconds"] >= float(open("/proc/uptime").read().split()[0]) - 5
+    assert result["process_uptime_seconds"] >= 0
+    assert result["load"]["one_minute"] >= 0
+    assert result["plugins"] == ["system"]
+    assert (result["status"], result["checks"], result["load_errors"]) == ("ok", [], [])
+
+
+def test_listed_with_schemas(served):
+    capabilities = served.client().get("/api/v1/capabilities").json()["capabilities"]
+    health = next(item for item in capabilities if item["name"] == "system.health")
+    assert health["policy_key"] is None
+    assert health["arguments_schema"]["$defs"]["NoArguments"]["additionalProperties"] is False
+    assert "memory" in health["result_schema"]["$defs"]["Health"]["properties"]
+
+
+def test_includes_dependency_checks_of_other_plugins(tmp_path):
+    async def searx_down():
+        raise ConnectionError("connection refused to 127.0.0.1:8093")
+
+    async def model_up():
+        return "model answers"
+
+    dependencies = types.SimpleNamespace(
+        register_health_checks=steward.hookimpl(
+            lambda: [steward.HealthCheck("searxng", searx_down), steward.HealthCheck("model", model_up)]
+        )
+    )
+    with serve_host([steward_system, steward.Plugin("deps", dependencies)], data_dir=tmp_path) as server:
+        result = invoke(server).json()["result"]
+    assert result["status"] == "degraded"
+    assert result["checks"] == [
+        {"name": "searxng", "plugin": "deps", "ok": False, "detail": "connection refused to 127.0.0.1:8093"},
+        {"name": "model", "plugin": "deps", "ok": True, "detail": "model answers"},
+    ]
+
+
+def test_meminfo_parser_falls_back_to_memfree(tmp_path):
+    path = tmp_path / "meminfo"
+    path.write_text("MemTotal:       1000 kB\nMemFree:         200 kB\n")
+    assert read_meminfo(path) == steward_system.health.Memory(total_bytes=1024000, available_bytes=204800)
+
+
+def test_refuses_arguments(served):
+    response = served.client(["invoke"]).post("/api/v1/capabilities/system.health/invoke", json={"arguments": {"x": 1}})
+    assert (response.status_code, response.json()["code"]) == (400, "INVALID_ARGUMENTS")
