@@ -54,6 +54,7 @@ class AuditLog:
         self._encoder = msgspec.json.Encoder()
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         self._descriptor = self._open()
+        self._size = os.fstat(self._descriptor).st_size
 
     def record(self, outcome: Outcome, *, caller: str, surface: str) -> None:
         line = self._encoder.encode(
@@ -71,9 +72,11 @@ class AuditLog:
             )
         ) + b"\n"
         with self._lock:
-            if self.max_bytes and os.fstat(self._descriptor).st_size + len(line) > self.max_bytes:
-                self._rotate()
-            os.write(self._descriptor, line)
+            if self.max_bytes and self._size + len(line) > self.max_bytes:
+                self._size = os.fstat(self._descriptor).st_size
+                if self._size + len(line) > self.max_bytes:
+                    self._rotate()
+            self._size += os.write(self._descriptor, line)
 
     def close(self) -> None:
         with self._lock:
@@ -93,3 +96,4 @@ class AuditLog:
         else:
             self.path.unlink(missing_ok=True)
         self._descriptor = self._open()
+        self._size = 0

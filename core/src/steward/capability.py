@@ -9,6 +9,7 @@ particular is never declared, only derived from ``side_effect`` and ``network``.
 from __future__ import annotations
 
 import enum
+import functools
 import inspect
 import re
 from collections.abc import Awaitable, Callable
@@ -122,12 +123,12 @@ class Capability:
         if not isinstance(self.bounds, Bounds):
             raise InvalidCapability(f"{self.name}: bounds must be a steward.Bounds")
 
-    @property
+    @functools.cached_property
     def requires_confirmation(self) -> bool:
         """Only what stays on the device and changes nothing runs without a person's yes."""
         return not (self.side_effect is SideEffect.READ_ONLY and self.network is Network.LOCAL)
 
-    @property
+    @functools.cached_property
     def classification(self) -> Classification:
         return Classification(
             side_effect=self.side_effect,

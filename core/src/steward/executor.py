@@ -9,7 +9,6 @@ token was issued for, so a capability disabled while the person was deciding doe
 
 from __future__ import annotations
 
-import asyncio
 import enum
 import inspect
 import logging
@@ -26,6 +25,7 @@ from steward.capability import Classification
 from steward.codes import Code
 from steward.confirmation import ConfirmationRequest, ConfirmationStore, InvalidConfirmation
 from steward.context import InvocationContext
+from steward.deadlines import Deadlines
 from steward.outcome import CapabilityError, Outcome, PendingConfirmation, Rejection, Stage, Status
 from steward.policy import Policy
 from steward.registry import Registered, Registry
@@ -78,6 +78,7 @@ class Executor:
         self.audit = audit
         self.context_for = context_for
         self.observe = observe
+        self.deadlines = Deadlines()
 
     async def invoke(
         self,
@@ -262,7 +263,7 @@ class Executor:
     async def _execute(self, entry: Registered, arguments: msgspec.Struct, context: InvocationContext) -> Any:
         capability = entry.capability
         try:
-            async with asyncio.timeout(capability.bounds.timeout_seconds):
+            with self.deadlines.limit(capability.bounds.timeout_seconds):
                 return await capability.handler(arguments, context)
         except TimeoutError:
             raise _Stop(

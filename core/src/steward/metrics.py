@@ -8,6 +8,8 @@ registry, which ``/metrics`` serves as well.
 from __future__ import annotations
 
 import prometheus_client
+from typing import Any
+
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from steward.outcome import Outcome
@@ -31,10 +33,16 @@ class Metrics:
             buckets=(0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 20),
         )
 
+        self._children: dict[tuple[str, str, str, str], tuple[Any, Any]] = {}
+
     def observe_outcome(self, outcome: Outcome) -> None:
         name = outcome.capability if outcome.version is not None else "<unknown>"
-        self.outcomes.labels(name, outcome.status, outcome.code or "").inc()
-        self.latency.labels(name, outcome.stage).observe(outcome.duration_ms / 1000)
+        key = (name, outcome.status, outcome.code or "", outcome.stage)
+        children = self._children.get(key)
+        if children is None:
+            children = self._children[key] = (self.outcomes.labels(*key[:3]), self.latency.labels(name, outcome.stage))
+        children[0].inc()
+        children[1].observe(outcome.duration_ms / 1000)
 
     def render(self) -> bytes:
         return prometheus_client.generate_latest(self.registry) + prometheus_client.generate_latest()

@@ -1,0 +1,94 @@
+"""The documented plugin API is the real one: names, hooks, and examples that run."""
+
+import inspect
+import re
+import types
+from pathlib import Path
+
+import click
+import pytest
+
+import steward
+from steward import hookspecs
+from steward.app import create_app
+from steward.testing import make_host
+
+DOC = (Path(__file__).parents[2] / "docs" / "plugins.md").read_text()
+EXAMPLES = re.findall(r"```python\n(.*?)```", DOC, re.DOTALL)
+
+
+def documented_public_names() -> set[str]:
+    section = DOC.split("## The public API", 1)[1].split("\n## ", 1)[0]
+    first_cells = [line.split("|")[1] for line in section.splitlines() if line.startswith("| `")]
+    return {name for cell in first_cells for name in re.findall(r"`([^`]+)`", cell)}
+
+
+def hookspec_names() -> list[str]:
+    return [
+        name
+        for name, function in inspect.getmembers(hookspecs, inspect.isfunction)
+        if hasattr(function, "steward_spec")
+    ]
+
+
+def test_all_equals_the_documented_names():
+    assert set(steward.__all__) == documented_public_names()
+    for name in steward.__all__:
+        assert hasattr(steward, name), name
+
+
+def test_every_hookspec_has_a_documented_section():
+    assert len(hookspec_names()) == 9
+    for name in hookspec_names():
+        assert re.search(rf"^### .*`{name}`", DOC, re.MULTILINE), f"docs/plugins.md has no section for {name}"
+
+
+def test_every_hookspec_has_a_docstring():
+    for name in hookspec_names():
+        assert getattr(hookspecs, name).__doc__, name
+
+
+def load_example(source: str, index: int) -> types.ModuleType:
+    module = types.ModuleType(f"doc_example_{index}")
+    exec(compile(source, f"docs/plugins.md example {index}", "exec"), module.__dict__)  # noqa: S102
+    return module
+
+
+@pytest.mark.parametrize("index", range(len(EXAMPLES)))
+def test_examples_are_valid_plugins(index, tmp_path):
+    source = EXAMPLES[index]
+    assert "from steward." not in source.replace("from steward.testing", ""), "examples use public names only"
+    module = load_example(source, index)
+    hooks = [name for name in hookspec_names() if hasattr(module, name)]
+    if not hooks:
+        tests = [function for name, function in vars(module).items() if name.startswith("test_")]
+        assert tests, "an example is either a plugin or a test"
+        for test in tests:
+            test(tmp_path)
+        return
+    plugins = [steward.Plugin("doc", module)]
+    if "register_policy_flags" not in hooks:
+        plugins.append(steward.Plugin("flags", flags_example()))
+    host = make_host(plugins, data_dir=tmp_path)
+    assert host.load_errors == []
+    if "register_capabilities" in hooks:
+        assert len(host.registry) == 1
+    if "register_routes" in hooks:
+        assert any(getattr(route, "path", "").startswith("/api/v1/weather") for route in create_app(host).routes)
+    if "register_commands" in hooks:
+        group = click.Group("steward")
+        module.register_commands(group)
+        assert "weather-rooms" in group.commands
+    host.close()
+
+
+def flags_example() -> types.ModuleType:
+    """The capability example's policy_key names the flag that the flags example registers."""
+    index = next(i for i, source in enumerate(EXAMPLES) if "def register_policy_flags" in source)
+    return load_example(EXAMPLES[index], index)
+
+
+def test_capability_example_without_its_flag_is_reported(tmp_path):
+    index = next(i for i, source in enumerate(EXAMPLES) if "def register_capabilities" in source)
+    host = make_host([steward.Plugin("doc", load_example(EXAMPLES[index], index))], data_dir=tmp_path)
+    assert "'weather_enabled' is not a registered policy flag" in host.load_errors[0].message
