@@ -16,10 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import trivial_plugin  # noqa: E402
+import trivial_plugin
 
-import steward  # noqa: E402
-from steward.testing import make_host  # noqa: E402
+import steward
+from steward.testing import make_host
 
 TARGET_US = 30.0
 WARMUP, ROUNDS, REPEATS = 2_000, 20_000, 5
@@ -53,9 +53,11 @@ def main() -> None:
         p99s.append(samples[int(len(samples) * 0.99)])
     median = statistics.median(medians)
     verdict = "meets" if median <= TARGET_US else "MISSES"
-    print(f"executor overhead: median {median:.1f} us (runs: {', '.join(f'{m:.1f}' for m in medians)}), "
-          f"p99 {statistics.median(p99s):.1f} us, {REPEATS} x {ROUNDS} invocations "
-          f"({verdict} the {TARGET_US:.0f} us target)")
+    print(
+        f"executor overhead: median {median:.1f} us (runs: {', '.join(f'{m:.1f}' for m in medians)}), "
+        f"p99 {statistics.median(p99s):.1f} us, {REPEATS} x {ROUNDS} invocations "
+        f"({verdict} the {TARGET_US:.0f} us target)"
+    )
 
 
 if __name__ == "__main__":

@@ -38,9 +38,8 @@ def serve(port: int, data_dir: str, key_file: str, stack: str) -> None:
     import uvicorn
 
     import steward
-    from steward.testing import make_host
-
     from steward.app import outcome_response
+    from steward.testing import make_host
 
     host = make_host([steward.Plugin("bench", trivial_plugin)], data_dir=Path(data_dir))
     app = steward.create_app(host)

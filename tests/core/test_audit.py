@@ -35,7 +35,16 @@ async def test_one_record_per_outcome_of_every_kind(host):
     ]
     first = records(host)[0]
     assert set(first) == {
-        "time", "capability", "version", "classification", "caller", "surface", "stage", "status", "code", "duration_ms"
+        "time",
+        "capability",
+        "version",
+        "classification",
+        "caller",
+        "surface",
+        "stage",
+        "status",
+        "code",
+        "duration_ms",
     }
     assert first["classification"] == {"side_effect": "read_only", "network": "local", "confirmation": "automatic"}
     assert (first["caller"], first["surface"]) == ("alice", "invoke")

@@ -23,7 +23,8 @@ def test_keys_add_prints_the_key_alone_and_stores_only_its_hash(run, tmp_path):
     assert result.exit_code == 0, result.output
     key = result.stdout.strip()
     assert result.stdout == key + "\n"
-    assert key.startswith("stw_") and len(key) >= 40
+    assert key.startswith("stw_")
+    assert len(key) >= 40
     stored = (tmp_path / "data" / "keys.toml").read_text()
     assert key not in stored
     assert key_digest(key) in stored
@@ -40,7 +41,8 @@ def test_keys_list_and_revoke(run):
     assert run("keys", "revoke", "fleet").exit_code == 0
     assert "fleet" not in run("keys", "list").output
     missing = run("keys", "revoke", "fleet")
-    assert missing.exit_code == 1 and "no key named 'fleet'" in missing.output
+    assert missing.exit_code == 1
+    assert "no key named 'fleet'" in missing.output
 
 
 @pytest.mark.parametrize(
@@ -60,7 +62,8 @@ def test_keys_add_refuses_bad_input(run, arguments, message):
 def test_duplicate_key_names_are_refused(run):
     run("keys", "add", "same", "--scope", "admin")
     result = run("keys", "add", "same", "--scope", "admin")
-    assert result.exit_code == 1 and "already exists" in result.output
+    assert result.exit_code == 1
+    assert "already exists" in result.output
 
 
 def test_data_dir_option_after_the_command(run, tmp_path):

@@ -30,7 +30,10 @@ def test_file_environment_and_flag_precedence(tmp_path):
 
 
 def test_config_file_from_environment(tmp_path):
-    path = write(tmp_path, "[plugins]\nenabled = ['system']\nstrict = true\n[plugins.websearch]\nsearxng_url = 'http://127.0.0.1:8093'\n")
+    path = write(
+        tmp_path,
+        "[plugins]\nenabled = ['system']\nstrict = true\n[plugins.websearch]\nsearxng_url = 'http://127.0.0.1:8093'\n",
+    )
     config = load_config(None, environ={"STEWARD_CONFIG": str(path)})
     assert config.plugins.enabled == ["system"]
     assert config.plugins.strict is True

@@ -20,9 +20,8 @@ async def test_overrun_is_cancelled_and_becomes_timeout():
 
     loop = asyncio.get_running_loop()
     started = loop.time()
-    with pytest.raises(TimeoutError):
-        with deadlines.limit(0.05):
-            await slow()
+    with pytest.raises(TimeoutError), deadlines.limit(0.05):
+        await slow()
     assert cancelled.is_set()
     assert 0.05 <= loop.time() - started < 1
     assert asyncio.current_task().cancelling() == 0

@@ -105,7 +105,11 @@ async def test_stage_5_handler_crash_is_reported_without_its_text(host):
 
 async def test_stage_5_plugin_codes_pass_through(host):
     outcome = await run(host, "sample.upstream")
-    assert (outcome.status, outcome.code, outcome.message) == ("failed", "UPSTREAM_UNAVAILABLE", "the sample upstream is down")
+    assert (outcome.status, outcome.code, outcome.message) == (
+        "failed",
+        "UPSTREAM_UNAVAILABLE",
+        "the sample upstream is down",
+    )
 
 
 async def test_stage_6_result_is_validated(host):
@@ -197,7 +201,9 @@ async def test_token_still_valid_just_before_expiry(host, sample, clock):
 )
 async def test_foreign_tokens_are_invalid(host, sample, caller, surface, capability):
     confirmation = await pending(host)
-    outcome = await host.executor.answer(confirmation.token, True, caller=caller, surface=surface, capability=capability)
+    outcome = await host.executor.answer(
+        confirmation.token, True, caller=caller, surface=surface, capability=capability
+    )
     assert (outcome.stage, outcome.code) == ("confirm", "INVALID_CONFIRMATION")
     assert sample.runs == {}
 

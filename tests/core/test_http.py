@@ -28,7 +28,12 @@ def test_healthz_needs_no_key(served):
     ],
 )
 def test_every_other_endpoint_needs_a_key(served, method, path):
-    for headers in ({}, {"Authorization": "Bearer stw_wrong"}, {"Authorization": "Basic abc"}, {"Authorization": "Bearer"}):
+    for headers in (
+        {},
+        {"Authorization": "Bearer stw_wrong"},
+        {"Authorization": "Basic abc"},
+        {"Authorization": "Bearer"},
+    ):
         response = httpx.request(method, served.base_url + path, headers=headers, json={})
         assert response.status_code == 401, headers
         assert response.json()["error"]["code"] == "UNAUTHORIZED"
@@ -41,7 +46,10 @@ def test_scopes_are_enforced(served):
     conversation = served.client(["conversation"])
     assert conversation.get("/api/v1/conversation/policy").status_code == 200
     assert conversation.post("/api/v1/conversation/policy", json={"sample_enabled": True}).status_code == 403
-    assert served.client(["admin"]).post(INVOKE.format("sample.echo"), json={"arguments": {"text": "x"}}).status_code == 200
+    assert (
+        served.client(["admin"]).post(INVOKE.format("sample.echo"), json={"arguments": {"text": "x"}}).status_code
+        == 200
+    )
 
 
 def test_revoked_key_is_refused_at_the_next_request(served):
@@ -84,7 +92,11 @@ def test_invoke_statuses(served):
     ]
     for name, body, status, code in cases:
         response = client.post(INVOKE.format(name), json=body)
-        assert (response.status_code, response.json()["code"], response.json()["error"]["code"]) == (status, code, code), name
+        assert (response.status_code, response.json()["code"], response.json()["error"]["code"]) == (
+            status,
+            code,
+            code,
+        ), name
         assert response.json()["error"]["message"]
 
 
@@ -110,11 +122,17 @@ def test_denial_and_expiry_over_http(served, sample, clock):
     served.set_policy("sample_enabled", True)
     client = served.client(["invoke"])
     tokens = [
-        client.post(INVOKE.format("sample.send"), json={"arguments": {"text": "x"}}).json()["pending_confirmation"]["token"]
+        client.post(INVOKE.format("sample.send"), json={"arguments": {"text": "x"}}).json()["pending_confirmation"][
+            "token"
+        ]
         for _ in range(2)
     ]
     denied = client.post(INVOKE.format("sample.send"), json={"confirmation": {"token": tokens[0], "approve": False}})
-    assert (denied.status_code, denied.json()["status"], denied.json()["code"]) == (200, "denied", "CONFIRMATION_DENIED")
+    assert (denied.status_code, denied.json()["status"], denied.json()["code"]) == (
+        200,
+        "denied",
+        "CONFIRMATION_DENIED",
+    )
     clock.advance(500)
     expired = client.post(INVOKE.format("sample.send"), json={"confirmation": {"token": tokens[1], "approve": True}})
     assert (expired.status_code, expired.json()["code"]) == (200, "CONFIRMATION_EXPIRED")
@@ -125,7 +143,9 @@ def test_token_from_another_key_or_path_is_invalid(served, sample):
     served.set_policy("sample_enabled", True)
     owner, stranger = served.client(["invoke"]), served.client(["invoke"])
     for client, path in ((stranger, "sample.send"), (owner, "sample.echo")):
-        token = owner.post(INVOKE.format("sample.send"), json={"arguments": {"text": "x"}}).json()["pending_confirmation"]["token"]
+        token = owner.post(INVOKE.format("sample.send"), json={"arguments": {"text": "x"}}).json()[
+            "pending_confirmation"
+        ]["token"]
         response = client.post(INVOKE.format(path), json={"confirmation": {"token": token, "approve": True}})
         assert (response.status_code, response.json()["error"]["code"]) == (400, "INVALID_CONFIRMATION")
     assert sample.runs == {}
@@ -135,11 +155,15 @@ def test_concurrent_http_approvals_execute_once(served, sample):
     served.set_policy("sample_enabled", True)
     key = served.key(["invoke"])
     client = httpx.Client(base_url=served.base_url, headers={"Authorization": f"Bearer {key}"})
-    token = client.post(INVOKE.format("sample.send"), json={"arguments": {"text": "x"}}).json()["pending_confirmation"]["token"]
+    token = client.post(INVOKE.format("sample.send"), json={"arguments": {"text": "x"}}).json()["pending_confirmation"][
+        "token"
+    ]
 
     def approve(_: int) -> int:
         with httpx.Client(base_url=served.base_url, headers={"Authorization": f"Bearer {key}"}) as own:
-            return own.post(INVOKE.format("sample.send"), json={"confirmation": {"token": token, "approve": True}}).status_code
+            return own.post(
+                INVOKE.format("sample.send"), json={"confirmation": {"token": token, "approve": True}}
+            ).status_code
 
     with concurrent.futures.ThreadPoolExecutor(20) as pool:
         statuses = sorted(pool.map(approve, range(20)))
@@ -206,7 +230,11 @@ def test_policy_endpoint(served, sample):
     changed = client.post("/api/v1/conversation/policy", json={"sample_enabled": True})
     assert changed.json() == {"other_enabled": False, "sample_enabled": True}
     assert served.host.policy.is_enabled("sample_enabled")
-    for body, message in (({"web_search": True}, "unknown policy flag"), ({"sample_enabled": "yes"}, "Expected `bool`"), ([], "object")):
+    for body, message in (
+        ({"web_search": True}, "unknown policy flag"),
+        ({"sample_enabled": "yes"}, "Expected `bool`"),
+        ([], "object"),
+    ):
         response = client.post("/api/v1/conversation/policy", json=body)
         assert response.status_code == 400
         assert message in response.json()["error"]["message"]

@@ -1,5 +1,6 @@
 """Discovery through real entry points (dist-info directories on sys.path), selection and failures."""
 
+import asyncio
 import textwrap
 import types
 
@@ -78,7 +79,12 @@ def site(tmp_path, monkeypatch):
         root,
         "steward-testfamily",
         {"good": "good_plugin", "broken": "broken_plugin", "invalid": "invalid_plugin", "misspelt": "misspelt_plugin"},
-        {"good_plugin": GOOD, "broken_plugin": BROKEN_IMPORT, "invalid_plugin": INVALID_CAPABILITY, "misspelt_plugin": MISSPELT_HOOK},
+        {
+            "good_plugin": GOOD,
+            "broken_plugin": BROKEN_IMPORT,
+            "invalid_plugin": INVALID_CAPABILITY,
+            "misspelt_plugin": MISSPELT_HOOK,
+        },
     )
     monkeypatch.syspath_prepend(str(root))
     return root
@@ -92,7 +98,8 @@ def test_discovery_reports_failures_by_name_and_loads_the_rest(site, tmp_path):
     assert "broken" not in names
     errors = {error.plugin: error.message for error in host.load_errors}
     assert "ImportError: needs libfoo 2.0" in errors["broken"]
-    assert "Bad Name" in errors["invalid"] and "family.verb" in errors["invalid"]
+    assert "Bad Name" in errors["invalid"]
+    assert "family.verb" in errors["invalid"]
     assert "register_capabilites" in errors["misspelt"]
     assert host.registry.get("good.ping") is not None
     good = next(info for info in host.plugin_infos() if info.name == "good")
@@ -124,7 +131,9 @@ def test_selection(site, tmp_path, environ, expected):
 def test_enabling_a_plugin_that_is_not_installed_is_reported(site, tmp_path):
     config = load_config(None, data_dir=tmp_path, environ={"STEWARD_PLUGINS": "good,wether"})
     _, errors = discover(config.plugins)
-    assert [(error.plugin, error.message) for error in errors] == [("wether", "enabled in the configuration but not installed")]
+    assert [(error.plugin, error.message) for error in errors] == [
+        ("wether", "enabled in the configuration but not installed")
+    ]
 
 
 def test_cli_and_health_show_load_errors(site, tmp_path):
@@ -136,8 +145,6 @@ def test_cli_and_health_show_load_errors(site, tmp_path):
     assert strict.exit_code == 1
     assert "strict plugin loading" in strict.output
     host = steward.Host(load_config(None, data_dir=tmp_path / "data", environ={}))
-    import asyncio
-
     report = asyncio.run(host.health())
     assert report.status == "degraded"
     assert {error.plugin for error in report.load_errors} == {"broken", "invalid", "misspelt"}
@@ -162,12 +169,16 @@ def capability(name: str, **options) -> steward.Capability:
 def test_duplicate_capability_names_always_stop_the_start(tmp_path):
     first = plugin_with(register_capabilities=lambda: [capability("same.name")])
     second = plugin_with(register_capabilities=lambda: [capability("same.name")])
-    with pytest.raises(steward.PluginLoadFailed, match="'same.name' is declared by both plugin 'first' and plugin 'second'"):
+    with pytest.raises(
+        steward.PluginLoadFailed, match=r"'same\.name' is declared by both plugin 'first' and plugin 'second'"
+    ):
         make_host([steward.Plugin("first", first), steward.Plugin("second", second)], data_dir=tmp_path)
 
 
 def test_policy_key_must_be_a_registered_flag(tmp_path):
-    plugin = plugin_with(register_capabilities=lambda: [capability("a.b", policy_key="web_serch_enabled"), capability("a.c")])
+    plugin = plugin_with(
+        register_capabilities=lambda: [capability("a.b", policy_key="web_serch_enabled"), capability("a.c")]
+    )
     host = make_host([steward.Plugin("a", plugin)], data_dir=tmp_path)
     assert "policy_key 'web_serch_enabled' is not a registered policy flag" in host.load_errors[0].message
     assert [entry.capability.name for entry in host.registry] == ["a.c"]
@@ -211,10 +222,11 @@ def test_plugin_settings_are_decoded_strictly(tmp_path):
     )
     host = make_host([steward.Plugin("w", plugin)], data_dir=tmp_path, config={"plugins": {"w": {"retries": 3}}})
     assert host.config.plugin_settings("w") == Settings(retries=3)
-    import asyncio
-
     asyncio.run(host.executor.invoke("w.show", {}, caller=steward.Principal("t", frozenset()), surface="cli"))
     assert seen == [Settings(retries=3)]
-    for section, message in (({"retries": "3"}, "plugins.w.retries: Expected `int`, got `str`"), ({"retry": 3}, "plugins.w.retry: unknown key")):
+    for section, message in (
+        ({"retries": "3"}, "plugins.w.retries: Expected `int`, got `str`"),
+        ({"retry": 3}, "plugins.w.retry: unknown key"),
+    ):
         with pytest.raises(steward.ConfigError, match=message.replace(".", r"\.")):
             make_host([steward.Plugin("w", plugin)], data_dir=tmp_path, config={"plugins": {"w": section}})

@@ -29,7 +29,9 @@ def test_reads_are_fresh(policy, tmp_path):
     assert not policy.is_enabled("web_search_enabled")
 
 
-@pytest.mark.parametrize("content", ['{"web_search_enabled": tru', "[true]", '{"web_search_enabled": "true"}', '{"web_search_enabled": 1}'])
+@pytest.mark.parametrize(
+    "content", ['{"web_search_enabled": tru', "[true]", '{"web_search_enabled": "true"}', '{"web_search_enabled": 1}']
+)
 def test_anything_but_literal_true_fails_closed_and_is_reported(policy, tmp_path, content, caplog):
     (tmp_path / "policy.json").write_text(content)
     assert policy.is_enabled("web_search_enabled") is False

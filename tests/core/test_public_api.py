@@ -50,7 +50,7 @@ def test_every_hookspec_has_a_docstring():
 
 def load_example(source: str, index: int) -> types.ModuleType:
     module = types.ModuleType(f"doc_example_{index}")
-    exec(compile(source, f"docs/plugins.md example {index}", "exec"), module.__dict__)  # noqa: S102
+    exec(compile(source, f"docs/plugins.md example {index}", "exec"), module.__dict__)
     return module
 
 

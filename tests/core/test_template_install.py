@@ -25,8 +25,18 @@ BIN = Path(sys.executable).parent
 def installed(tmp_path_factory) -> Path:
     target = tmp_path_factory.mktemp("site")
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--target", str(target), str(ROOT / "contrib" / "plugin-template")],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(target),
+            str(ROOT / "contrib" / "plugin-template"),
+        ],
         check=True,
         capture_output=True,
     )
@@ -101,7 +111,9 @@ def test_installed_template_is_discovered_and_confirmation_runs_once(installed, 
 def test_cli_asks_on_a_terminal_and_policy_set_works(installed, quote_service, tmp_path):
     quote_url, seen = quote_service
     env = environment(installed, tmp_path, quote_url)
-    subprocess.run([BIN / "steward", "policy", "set", "example_quotes_enabled", "true"], env=env, check=True, capture_output=True)
+    subprocess.run(
+        [BIN / "steward", "policy", "set", "example_quotes_enabled", "true"], env=env, check=True, capture_output=True
+    )
     listed = subprocess.run([BIN / "steward", "policy", "get"], env=env, check=True, capture_output=True, text=True)
     assert listed.stdout == "example_quotes_enabled = true\n"
 
@@ -109,7 +121,11 @@ def test_cli_asks_on_a_terminal_and_policy_set_works(installed, quote_service, t
         controller, terminal = pty.openpty()
         process = subprocess.Popen(
             [BIN / "steward", "invoke", "example.quote", "--json", '{"topic": "tea"}'],
-            env=env, stdin=terminal, stdout=subprocess.PIPE, stderr=terminal, text=True,
+            env=env,
+            stdin=terminal,
+            stdout=subprocess.PIPE,
+            stderr=terminal,
+            text=True,
         )
         os.close(terminal)
         transcript = b""

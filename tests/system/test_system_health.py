@@ -2,6 +2,7 @@
 
 import os
 import types
+from pathlib import Path
 
 import pytest
 
@@ -27,12 +28,13 @@ def test_runs_automatically_with_real_figures(served, tmp_path):
     body = response.json()
     assert body["classification"] == {"side_effect": "read_only", "network": "local", "confirmation": "automatic"}
     result = body["result"]
-    meminfo = {line.split(":")[0]: int(line.split()[1]) * 1024 for line in open("/proc/meminfo")}
+    lines = Path("/proc/meminfo").read_text().splitlines()
+    meminfo = {line.split(":")[0]: int(line.split()[1]) * 1024 for line in lines}
     assert result["memory"]["total_bytes"] == meminfo["MemTotal"]
     assert 0 < result["memory"]["available_bytes"] <= result["memory"]["total_bytes"]
     stats = os.statvfs(tmp_path)
     assert result["data_disk"]["total_bytes"] == stats.f_blocks * stats.f_frsize
-    assert result["system_uptime_seconds"] >= float(open("/proc/uptime").read().split()[0]) - 5
+    assert result["system_uptime_seconds"] >= float(Path("/proc/uptime").read_text().split()[0]) - 5
     assert result["process_uptime_seconds"] >= 0
     assert result["load"]["one_minute"] >= 0
     assert result["plugins"] == ["system"]

@@ -1,11 +1,11 @@
 """The example plugin's own tests: a real Steward server and a real quote server, both on loopback."""
 
 import pytest
-import steward_example
 from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
+import steward_example
 from steward.testing import serve_app, serve_host
 
 
@@ -24,7 +24,9 @@ def quote_service():
 @pytest.fixture
 def server(tmp_path, quote_service):
     url, _ = quote_service
-    with serve_host([steward_example], data_dir=tmp_path, config={"plugins": {"example": {"quote_url": url}}}) as served:
+    with serve_host(
+        [steward_example], data_dir=tmp_path, config={"plugins": {"example": {"quote_url": url}}}
+    ) as served:
         yield served
 
 

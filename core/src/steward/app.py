@@ -221,7 +221,10 @@ async def set_policy(request: Request) -> Response:
     changes = await read_json(request, dict[str, bool])
     unknown = sorted(set(changes) - set(policy.flags))
     if unknown:
-        raise ApiError(Code.INVALID_REQUEST, f"unknown policy flag(s): {', '.join(unknown)}; known: {', '.join(sorted(policy.flags))}")
+        raise ApiError(
+            Code.INVALID_REQUEST,
+            f"unknown policy flag(s): {', '.join(unknown)}; known: {', '.join(sorted(policy.flags))}",
+        )
     try:
         for name, value in changes.items():
             policy.set(name, value)

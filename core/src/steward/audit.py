@@ -19,7 +19,7 @@ from pathlib import Path
 
 import msgspec
 
-from steward.capability import Classification, NAME_PATTERN
+from steward.capability import NAME_PATTERN, Classification
 from steward.outcome import Outcome
 
 
@@ -57,20 +57,23 @@ class AuditLog:
         self._size = os.fstat(self._descriptor).st_size
 
     def record(self, outcome: Outcome, *, caller: str, surface: str) -> None:
-        line = self._encoder.encode(
-            AuditRecord(
-                time=datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds"),
-                capability=audit_name(outcome.capability),
-                version=outcome.version,
-                classification=outcome.classification,
-                caller=caller,
-                surface=surface,
-                stage=outcome.stage,
-                status=outcome.status,
-                code=outcome.code,
-                duration_ms=round(outcome.duration_ms, 3),
+        line = (
+            self._encoder.encode(
+                AuditRecord(
+                    time=datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds"),
+                    capability=audit_name(outcome.capability),
+                    version=outcome.version,
+                    classification=outcome.classification,
+                    caller=caller,
+                    surface=surface,
+                    stage=outcome.stage,
+                    status=outcome.status,
+                    code=outcome.code,
+                    duration_ms=round(outcome.duration_ms, 3),
+                )
             )
-        ) + b"\n"
+            + b"\n"
+        )
         with self._lock:
             if self.max_bytes and self._size + len(line) > self.max_bytes:
                 self._size = os.fstat(self._descriptor).st_size

@@ -40,10 +40,14 @@ def host_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Add ``--data-dir``, ``--config`` and ``--strict-plugins`` to a command (also accepted on the group)."""
 
     @click.option("--data-dir", type=click.Path(path_type=Path, file_okay=False), help="Data directory.")
-    @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="TOML configuration file.")
+    @click.option(
+        "--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="TOML configuration file."
+    )
     @click.option("--strict-plugins", is_flag=True, default=False, help="Refuse to start if any plugin fails to load.")
     @functools.wraps(command)
-    def wrapper(*args: Any, data_dir: Path | None, config_path: Path | None, strict_plugins: bool, **kwargs: Any) -> Any:
+    def wrapper(
+        *args: Any, data_dir: Path | None, config_path: Path | None, strict_plugins: bool, **kwargs: Any
+    ) -> Any:
         options = click.get_current_context().find_object(_Options) or _Options()
         options.data_dir = data_dir or options.data_dir
         options.config = config_path or options.config
@@ -76,8 +80,16 @@ def _cli_principal() -> Principal:
 
 
 @click.group()
-@click.option("--data-dir", type=click.Path(path_type=Path, file_okay=False), envvar="STEWARD_DATA_DIR", help="Data directory.")
-@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), envvar="STEWARD_CONFIG", help="TOML configuration file.")
+@click.option(
+    "--data-dir", type=click.Path(path_type=Path, file_okay=False), envvar="STEWARD_DATA_DIR", help="Data directory."
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    envvar="STEWARD_CONFIG",
+    help="TOML configuration file.",
+)
 @click.option("--strict-plugins", is_flag=True, default=False, help="Refuse to start if any plugin fails to load.")
 @click.version_option(package_name="steward")
 @click.pass_context
@@ -98,7 +110,9 @@ def serve(bind_host: str | None, port: int | None, workers: int | None) -> None:
 
     from steward.app import create_app
 
-    server = {key: value for key, value in (("host", bind_host), ("port", port), ("workers", workers)) if value is not None}
+    server = {
+        key: value for key, value in (("host", bind_host), ("port", port), ("workers", workers)) if value is not None
+    }
     host = current_host(server=server)
     settings = host.config.server
     if settings.workers > 1:
@@ -197,7 +211,9 @@ def _key_store() -> KeyStore:
 @host_options
 @click.argument("name")
 @click.option("--scope", "scopes", multiple=True, required=True, type=click.Choice(SCOPES), help="Repeat for several.")
-@click.option("--preapprove", multiple=True, help="Capability this key may run without confirmation (invoke/service surfaces).")
+@click.option(
+    "--preapprove", multiple=True, help="Capability this key may run without confirmation (invoke/service surfaces)."
+)
 def keys_add(name: str, scopes: tuple[str, ...], preapprove: tuple[str, ...]) -> None:
     """Create a key and print it once, alone on its line."""
     try:
@@ -253,7 +269,9 @@ def policy_set(flag: str, value: bool) -> None:
     """Set a flag to true or false (applies to the next request, no restart)."""
     host = current_host()
     if flag not in host.policy.flags:
-        raise click.ClickException(f"no policy flag named {flag!r}; known: {', '.join(sorted(host.policy.flags)) or 'none'}")
+        raise click.ClickException(
+            f"no policy flag named {flag!r}; known: {', '.join(sorted(host.policy.flags)) or 'none'}"
+        )
     host.policy.set(flag, value)
     click.echo(f"{flag} = {'true' if value else 'false'}")
 

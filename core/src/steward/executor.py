@@ -166,7 +166,9 @@ class Executor:
                 return entry.arguments_decoder.decode(arguments)
             return msgspec.convert(arguments, type=entry.arguments_type)
         except (msgspec.ValidationError, msgspec.DecodeError) as error:
-            raise _Stop(Stage.VALIDATE, Status.REJECTED, Code.INVALID_ARGUMENTS, f"invalid arguments: {error}") from None
+            raise _Stop(
+                Stage.VALIDATE, Status.REJECTED, Code.INVALID_ARGUMENTS, f"invalid arguments: {error}"
+            ) from None
 
     # stage 3
     async def _check_policy(
@@ -274,7 +276,7 @@ class Executor:
             ) from None
         except CapabilityError as error:
             raise _Stop(Stage.EXECUTE, Status.FAILED, error.code, error.message) from None
-        except Exception as error:  # noqa: BLE001 - a handler bug is an outcome, not a crash
+        except Exception as error:
             log.exception("%s raised %s", capability.name, type(error).__name__)
             raise _Stop(
                 Stage.EXECUTE,
@@ -297,7 +299,9 @@ class Executor:
             encoded = _encode(result)
             validated = entry.result_decoder.decode(encoded)
         except (msgspec.ValidationError, msgspec.EncodeError, TypeError) as error:
-            raise _Stop(Stage.RESULT, Status.FAILED, Code.INVALID_RESULT, f"{capability.name} result: {error}") from None
+            raise _Stop(
+                Stage.RESULT, Status.FAILED, Code.INVALID_RESULT, f"{capability.name} result: {error}"
+            ) from None
         if len(encoded) > capability.bounds.max_result_bytes:
             raise _Stop(
                 Stage.RESULT,

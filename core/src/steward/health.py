@@ -46,7 +46,9 @@ async def run_check(plugin: str, check: HealthCheck) -> CheckResult:
         async with asyncio.timeout(check.timeout_seconds):
             detail = await check.check()
     except TimeoutError:
-        return CheckResult(name=check.name, plugin=plugin, ok=False, detail=f"no answer within {check.timeout_seconds:g} s")
+        return CheckResult(
+            name=check.name, plugin=plugin, ok=False, detail=f"no answer within {check.timeout_seconds:g} s"
+        )
     except Exception as error:  # noqa: BLE001 - a failing check is a result, not a crash
         return CheckResult(name=check.name, plugin=plugin, ok=False, detail=str(error) or type(error).__name__)
     return CheckResult(name=check.name, plugin=plugin, ok=True, detail=detail or "ok")

@@ -63,7 +63,7 @@ def register_commands(cli: click.Group) -> None:
 
 
 @hookspec(firstresult=True)
-def authenticate(request: Request) -> Principal | None | Any:
+def authenticate(request: Request) -> Principal | Any | None:
     """Who sent ``request``: a ``Principal``, or ``None`` for nobody (401).
 
     The first non-``None`` answer wins and the core's key check runs last, so an appliance can

@@ -18,8 +18,8 @@ import pluggy
 from steward.audit import AuditLog
 from steward.auth import KeyStore, Principal, bearer_key
 from steward.capability import Capability, InvalidCapability
-from steward.confirmation import Clock, ConfirmationStore, MemoryConfirmationStore
 from steward.config import Config, decode_plugin_settings
+from steward.confirmation import Clock, ConfirmationStore, MemoryConfirmationStore
 from steward.context import InvocationContext
 from steward.executor import Executor
 from steward.health import HealthCheck, HealthReport, LoadError, run_check
@@ -44,7 +44,7 @@ class KeyAuthentication:
         self.keys = keys
 
     @hookimpl(trylast=True)
-    def authenticate(self, request) -> Principal | None:  # noqa: ANN001 - a starlette Request
+    def authenticate(self, request) -> Principal | None:
         key = bearer_key(request.headers.get("authorization"))
         return self.keys.lookup(key) if key else None
 
@@ -207,4 +207,3 @@ class Host:
 
     def _fail(self, plugin: str, message: str) -> None:
         self.load_errors.append(LoadError(plugin=plugin, message=message))
-

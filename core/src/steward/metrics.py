@@ -7,9 +7,9 @@ registry, which ``/metrics`` serves as well.
 
 from __future__ import annotations
 
-import prometheus_client
 from typing import Any
 
+import prometheus_client
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from steward.outcome import Outcome
@@ -24,12 +24,16 @@ class Metrics:
             "steward_http_requests", "HTTP requests by route and status.", ["route", "status"], registry=self.registry
         )
         self.outcomes = Counter(
-            "steward_outcomes", "Invocation outcomes by capability, status and code.",
-            ["capability", "status", "code"], registry=self.registry,
+            "steward_outcomes",
+            "Invocation outcomes by capability, status and code.",
+            ["capability", "status", "code"],
+            registry=self.registry,
         )
         self.latency = Histogram(
-            "steward_invocation_seconds", "Invocation duration by capability and the stage it reached.",
-            ["capability", "stage"], registry=self.registry,
+            "steward_invocation_seconds",
+            "Invocation duration by capability and the stage it reached.",
+            ["capability", "stage"],
+            registry=self.registry,
             buckets=(0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 20),
         )
 

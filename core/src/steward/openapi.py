@@ -53,7 +53,9 @@ def openapi_document(host: Any, routes: list[BaseRoute]) -> dict[str, Any]:
     for entry in host.registry:
         for role, schema in (("arguments", entry.arguments_schema), ("result", entry.result_schema)):
             schemas.update(schema.get("$defs", {}))
-            schemas[f"{entry.capability.name}.{role}"] = {"$ref": schema["$ref"].replace("$defs", "components/schemas")} if "$ref" in schema else schema
+            schemas[f"{entry.capability.name}.{role}"] = (
+                {"$ref": schema["$ref"].replace("$defs", "components/schemas")} if "$ref" in schema else schema
+            )
     paths: dict[str, Any] = {}
     for route in routes:
         if not isinstance(route, Route):
@@ -67,7 +69,9 @@ def openapi_document(host: Any, routes: list[BaseRoute]) -> dict[str, Any]:
                 operation["security"] = [{"bearer": []}]
             if route.path.endswith("/invoke"):
                 operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": _INVOKE_BODY}}}
-                operation["parameters"] = [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}]
+                operation["parameters"] = [
+                    {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}
+                ]
                 operation["responses"].update(
                     {
                         "200": _json({"type": "object"}, "the outcome: ok, or denied/expired"),

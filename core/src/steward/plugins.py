@@ -60,14 +60,20 @@ def discover(selection: PluginsConfig) -> tuple[list[Plugin], list[LoadError]]:
             )
             continue
         seen[entry_point.name] = distribution or "?"
-        if entry_point.name in disabled or (selection.enabled is not None and entry_point.name not in selection.enabled):
+        if entry_point.name in disabled or (
+            selection.enabled is not None and entry_point.name not in selection.enabled
+        ):
             continue
         try:
             module = entry_point.load()
         except Exception as error:  # noqa: BLE001 - any import failure is reported, never fatal by default
-            errors.append(LoadError(plugin=entry_point.name, message=f"import of {entry_point.value} failed: {describe(error)}"))
+            errors.append(
+                LoadError(plugin=entry_point.name, message=f"import of {entry_point.value} failed: {describe(error)}")
+            )
             continue
-        plugins.append(Plugin(entry_point.name, module, distribution, entry_point.dist.version if entry_point.dist else None))
+        plugins.append(
+            Plugin(entry_point.name, module, distribution, entry_point.dist.version if entry_point.dist else None)
+        )
     for name in sorted(set(selection.enabled or ()) - set(seen)):
         errors.append(LoadError(plugin=name, message="enabled in the configuration but not installed"))
     return plugins, errors

@@ -29,8 +29,8 @@ import httpx
 import uvicorn
 
 from steward.app import create_app
-from steward.confirmation import Clock
 from steward.config import Config, load_config
+from steward.confirmation import Clock
 from steward.host import Host
 from steward.plugins import Plugin
 
@@ -92,12 +92,16 @@ class ServedHost:
     host: Host
     base_url: str
 
-    def key(self, scopes: Sequence[str] = ("admin",), *, name: str | None = None, preapproved: Sequence[str] = ()) -> str:
+    def key(
+        self, scopes: Sequence[str] = ("admin",), *, name: str | None = None, preapproved: Sequence[str] = ()
+    ) -> str:
         """Create a key with ``scopes`` and return it."""
         name = name or f"test-{len(self.host.keys.records()) + 1}"
         return self.host.keys.add(name, list(scopes), list(preapproved))
 
-    def client(self, scopes: Sequence[str] | None = ("admin",), *, preapproved: Sequence[str] = (), **options: Any) -> httpx.Client:
+    def client(
+        self, scopes: Sequence[str] | None = ("admin",), *, preapproved: Sequence[str] = (), **options: Any
+    ) -> httpx.Client:
         """An HTTP client for the server; ``scopes=None`` sends no key at all."""
         headers = dict(options.pop("headers", {}))
         if scopes is not None:
@@ -110,6 +114,7 @@ class ServedHost:
     def audit_records(self) -> list[dict[str, Any]]:
         path = self.host.audit.path
         return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
 
 @contextlib.contextmanager
 def serve_app(app: Any, *, host: str = "127.0.0.1") -> Iterator[str]:

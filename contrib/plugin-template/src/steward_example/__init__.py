@@ -1,7 +1,6 @@
 """Steward plugin ``example``: the hooks, and nothing else."""
 
 import steward
-
 from steward_example.greet import greet_capability
 from steward_example.quote import QUOTES_FLAG, QuoteSettings, quote_capability, quote_health_check
 

@@ -45,7 +45,9 @@ async def fetch_quote(arguments: QuoteArguments, context: steward.InvocationCont
                 context.settings.quote_url, params={"topic": arguments.topic, "style": arguments.style}
             )
         except httpx.HTTPError as error:
-            raise steward.CapabilityError("UPSTREAM_UNAVAILABLE", f"quote service unreachable ({type(error).__name__})") from None
+            raise steward.CapabilityError(
+                "UPSTREAM_UNAVAILABLE", f"quote service unreachable ({type(error).__name__})"
+            ) from None
     if response.status_code != 200:
         raise steward.CapabilityError("UPSTREAM_UNAVAILABLE", f"quote service answered {response.status_code}")
     return Quote(topic=arguments.topic, quote=response.text[:2000])

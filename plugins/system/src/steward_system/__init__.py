@@ -1,7 +1,6 @@
 """Steward plugin ``system``: the host describes its own health."""
 
 import steward
-
 from steward_system.health import health_capability
 
 
