@@ -1,6 +1,8 @@
 """The HTTP surface against a real uvicorn server on loopback."""
 
 import concurrent.futures
+import json
+import re
 
 import httpx
 import pytest
@@ -279,3 +281,22 @@ def test_errors_do_not_echo_keys(served):
     key = "stw_" + "s" * 43
     response = httpx.get(f"{served.base_url}/api/v1/capabilities", headers={"Authorization": f"Bearer {key}"})
     assert key not in response.text
+
+
+def test_openapi_keeps_same_named_structs_of_different_capabilities_apart(served):
+    schemas = served.client().get("/openapi.json").json()["components"]["schemas"]
+    assert schemas["sample.echo.arguments"] == {"$ref": "#/components/schemas/sample.echo.arguments.EchoArguments"}
+    assert "text" in schemas["sample.echo.arguments.EchoArguments"]["properties"]
+    assert "size" in schemas["sample.big.arguments.Sized"]["properties"]
+    assert schemas["sample.wrong.result.Count"]["properties"]["count"]["minimum"] == 0
+    refs = re.findall(r'"\$ref": "#/components/schemas/([^"]+)"', json.dumps(schemas))
+    assert refs
+    assert all(ref in schemas for ref in refs)
+
+
+def test_corrupt_policy_file_is_not_overwritten(served):
+    path = served.host.data_dir / "capabilities" / "policy.json"
+    path.write_text("{broken")
+    response = served.client(["settings"]).post("/api/v1/conversation/policy", json={"sample_enabled": True})
+    assert (response.status_code, response.json()["error"]["code"]) == (409, "POLICY_FILE_CORRUPT")
+    assert path.read_text() == "{broken"

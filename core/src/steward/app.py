@@ -25,13 +25,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from steward.auth import Principal
 from steward.codes import Code, http_status
 from steward.executor import Surface
+from steward.files import CorruptFile
 from steward.health import LoadError
 from steward.host import Host
 from steward.metrics import CONTENT_TYPE
 from steward.openapi import openapi_document
 from steward.outcome import Outcome, Status
 from steward.plugins import call_each, describe
-from steward.policy import UnknownFlag
+from steward.registry import Registered
 
 log = logging.getLogger("steward.app")
 
@@ -132,27 +133,31 @@ class InvokeRequest(msgspec.Struct, forbid_unknown_fields=True):
 
 # endpoints
 async def healthz(request: Request) -> Response:
+    """Liveness, plugin load errors, policy problems and dependency checks."""
     return json_response(await host_of(request).health())
 
 
 @require_scope()
 async def metrics(request: Request) -> Response:
+    """Prometheus metrics."""
     return Response(host_of(request).metrics.render(), media_type=CONTENT_TYPE)
 
 
 @require_scope()
 async def list_plugins(request: Request) -> Response:
+    """Loaded plugins, their provenance and capabilities, and load errors."""
     host = host_of(request)
     return json_response({"plugins": host.plugin_infos(), "load_errors": host.load_errors})
 
 
 @require_scope()
 async def list_capabilities(request: Request) -> Response:
+    """Every capability with its classification, bounds and JSON Schemas."""
     host = host_of(request)
     return json_response({"capabilities": [describe_capability(entry) for entry in host.registry]})
 
 
-def describe_capability(entry: Any) -> dict[str, Any]:
+def describe_capability(entry: Registered) -> dict[str, Any]:
     capability = entry.capability
     return {
         "name": capability.name,
@@ -173,6 +178,7 @@ def describe_capability(entry: Any) -> dict[str, Any]:
 
 @require_scope("invoke")
 async def invoke(request: Request) -> Response:
+    """Invoke a capability, or answer a pending confirmation."""
     host = host_of(request)
     name = request.path_params["name"]
     body = await read_json(request, InvokeRequest)
@@ -212,11 +218,13 @@ def outcome_response(outcome: Outcome) -> Response:
 
 @require_scope("settings", "conversation")
 async def get_policy(request: Request) -> Response:
+    """Every policy flag and its current value."""
     return json_response(host_of(request).policy.snapshot())
 
 
 @require_scope("settings")
 async def set_policy(request: Request) -> Response:
+    """Set policy flags; applies to the next request."""
     policy = host_of(request).policy
     changes = await read_json(request, dict[str, bool])
     unknown = sorted(set(changes) - set(policy.flags))
@@ -228,13 +236,14 @@ async def set_policy(request: Request) -> Response:
     try:
         for name, value in changes.items():
             policy.set(name, value)
-    except (UnknownFlag, ValueError) as error:
-        raise ApiError(Code.INTERNAL_ERROR, f"policy not saved: {error}", 409) from None
+    except CorruptFile as error:
+        raise ApiError(Code.POLICY_FILE_CORRUPT, f"policy not saved: {error}; fix or delete the file") from None
     return json_response(policy.snapshot())
 
 
 @require_scope()
 async def openapi(request: Request) -> Response:
+    """This document."""
     return json_response(openapi_document(host_of(request), request.app.routes))
 
 

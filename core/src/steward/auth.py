@@ -17,6 +17,7 @@ import secrets
 import threading
 import time
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
@@ -79,7 +80,7 @@ class KeyStore:
         except (tomllib.TOMLDecodeError, msgspec.ValidationError, UnicodeDecodeError) as error:
             raise KeyStoreError(f"{self.path} is not a valid key file: {error}") from None
 
-    def add(self, name: str, scopes: list[str], preapproved: list[str] = ()) -> str:
+    def add(self, name: str, scopes: Sequence[str], preapproved: Sequence[str] = ()) -> str:
         """Store a new key's digest and return the key itself, which is never stored."""
         if not NAME_PATTERN.match(name):
             raise KeyStoreError(f"key name {name!r} must be 1-64 letters, digits or ._@-")

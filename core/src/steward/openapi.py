@@ -52,10 +52,7 @@ def openapi_document(host: Any, routes: list[BaseRoute]) -> dict[str, Any]:
     schemas: dict[str, Any] = {"Error": _ERROR_SCHEMA}
     for entry in host.registry:
         for role, schema in (("arguments", entry.arguments_schema), ("result", entry.result_schema)):
-            schemas.update(schema.get("$defs", {}))
-            schemas[f"{entry.capability.name}.{role}"] = (
-                {"$ref": schema["$ref"].replace("$defs", "components/schemas")} if "$ref" in schema else schema
-            )
+            schemas.update(_namespaced(schema, f"{entry.capability.name}.{role}"))
     paths: dict[str, Any] = {}
     for route in routes:
         if not isinstance(route, Route):
@@ -86,18 +83,31 @@ def openapi_document(host: Any, routes: list[BaseRoute]) -> dict[str, Any]:
         "info": {"title": "Steward", "version": __version__},
         "paths": paths,
         "components": {
-            "schemas": _rewrite_refs(schemas),
+            "schemas": schemas,
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         },
     }
 
 
-def _rewrite_refs(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {
-            key: (item.replace("#/$defs/", "#/components/schemas/") if key == "$ref" else _rewrite_refs(item))
-            for key, item in value.items()
-        }
-    if isinstance(value, list):
-        return [_rewrite_refs(item) for item in value]
-    return value
+def _namespaced(schema: dict[str, Any], name: str) -> dict[str, Any]:
+    """One capability's schema as components named ``<capability>.<role>`` and ``….<Def>``.
+
+    Two plugins may both call a struct ``Empty``; prefixing keeps their definitions apart.
+    """
+    prefix = "#/components/schemas/" + name
+
+    def rewrite(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {
+                key: prefix + "." + item.removeprefix("#/$defs/") if key == "$ref" else rewrite(item)
+                for key, item in value.items()
+            }
+        if isinstance(value, list):
+            return [rewrite(item) for item in value]
+        return value
+
+    body = {key: value for key, value in schema.items() if key != "$defs"}
+    components = {name: rewrite(body)}
+    for definition, value in schema.get("$defs", {}).items():
+        components[f"{name}.{definition}"] = rewrite(value)
+    return components
