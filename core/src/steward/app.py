@@ -207,13 +207,24 @@ async def invoke(request: Request) -> Response:
     return outcome_response(outcome)
 
 
+class _ErrorBody(msgspec.Struct):
+    code: str
+    message: str
+
+
+class _RefusedOutcome(Outcome, kw_only=True):
+    """A refused or failed outcome also carries the standard ``error`` object."""
+
+    error: _ErrorBody
+
+
 def outcome_response(outcome: Outcome) -> Response:
     """ok 200, pending 202, denied 200 (a normal answer); refusals and failures by their code."""
-    body = msgspec.to_builtins(outcome)
     if outcome.status in (Status.REJECTED, Status.FAILED):
-        body["error"] = {"code": outcome.code, "message": outcome.message}
-        return json_response(body, http_status(outcome.code or Code.INTERNAL_ERROR))
-    return json_response(body, 202 if outcome.status is Status.PENDING else 200)
+        code = outcome.code or Code.INTERNAL_ERROR
+        refused = _RefusedOutcome(**msgspec.structs.asdict(outcome), error=_ErrorBody(code, outcome.message or ""))
+        return json_response(refused, http_status(code))
+    return json_response(outcome, 202 if outcome.status is Status.PENDING else 200)
 
 
 @require_scope("settings", "conversation")
