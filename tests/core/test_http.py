@@ -13,8 +13,9 @@ INVOKE = "/api/v1/capabilities/{}/invoke"
 def test_healthz_needs_no_key(served):
     response = httpx.get(f"{served.base_url}/healthz")
     assert response.status_code == 200
-    assert response.json()["status"] == "ok"
     assert response.json()["plugins"] == ["sample"]
+    assert response.json()["load_errors"] == []
+    assert [check["name"] for check in response.json()["checks"]] == ["model"]
 
 
 @pytest.mark.parametrize(

@@ -61,4 +61,5 @@ def test_quote_refused_before_confirmation_when_not_configured(tmp_path):
 
 def test_health_check_reaches_the_quote_service(server):
     checks = server.client().get("/healthz").json()["checks"]
-    assert checks == [{"name": "quote service", "plugin": "example", "ok": True, "detail": "answers"}]
+    mine = [check for check in checks if check["plugin"] == "example"]
+    assert mine == [{"name": "quote service", "plugin": "example", "ok": True, "detail": "answers"}]

@@ -6,7 +6,7 @@ private and may change.
 
 from steward.app import ApiError, create_app, json_response, read_json, require_scope
 from steward.auth import Principal
-from steward.capability import Bounds, Capability, Classification, InvalidCapability, Network, SideEffect
+from steward.capability import Bounds, Capability, Citation, Classification, InvalidCapability, Network, SideEffect
 from steward.codes import Code
 from steward.config import Config, ConfigError, load_config
 from steward.context import InvocationContext
@@ -26,6 +26,7 @@ __all__ = [
     "Bounds",
     "Capability",
     "CapabilityError",
+    "Citation",
     "Classification",
     "Code",
     "Config",

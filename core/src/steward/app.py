@@ -11,6 +11,7 @@ import contextlib
 import functools
 import inspect
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -24,11 +25,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from steward.auth import Principal
 from steward.codes import Code, http_status
+from steward.confirmation import InvalidConfirmation
+from steward.conversation import ChatMessage
 from steward.executor import Surface
 from steward.files import CorruptFile
 from steward.health import LoadError
 from steward.host import Host
 from steward.metrics import CONTENT_TYPE
+from steward.model import ModelUnavailable
 from steward.openapi import openapi_document
 from steward.outcome import Outcome, Status
 from steward.plugins import call_each, describe
@@ -227,6 +231,38 @@ def outcome_response(outcome: Outcome) -> Response:
     return json_response(outcome, 202 if outcome.status is Status.PENDING else 200)
 
 
+class ConversationRequest(msgspec.Struct, forbid_unknown_fields=True):
+    messages: list[ChatMessage] = []
+    confirmation: ConfirmationAnswer | None = None
+
+
+@require_scope("conversation")
+async def conversation_message(request: Request) -> Response:
+    """A conversation turn: the visible history, or a person's answer to a pending confirmation."""
+    host = host_of(request)
+    body = await read_json(request, ConversationRequest)
+    if bool(body.messages) == (body.confirmation is not None):
+        raise ApiError(Code.INVALID_REQUEST, 'send either "messages" or "confirmation", not both or neither')
+    if body.messages and body.messages[-1].role != "user":
+        raise ApiError(Code.INVALID_REQUEST, "the last message must be the user's")
+    principal = request.state.principal
+    started = time.perf_counter()
+    try:
+        if body.confirmation is not None:
+            answer = body.confirmation
+            reply, model_seconds = await host.conversation.resume(answer.token, answer.approve, principal)
+        else:
+            reply, model_seconds = await host.conversation.start(body.messages, principal)
+    except ModelUnavailable as error:
+        raise ApiError(Code.MODEL_UNAVAILABLE, str(error)) from None
+    except InvalidConfirmation as error:
+        raise ApiError(Code.INVALID_CONFIRMATION, str(error)) from None
+    own_seconds = time.perf_counter() - started - model_seconds
+    response = json_response(reply)
+    response.headers["Server-Timing"] = f"model;dur={model_seconds * 1000:.3f}, steward;dur={own_seconds * 1000:.3f}"
+    return response
+
+
 @require_scope("settings", "conversation")
 async def get_policy(request: Request) -> Response:
     """Every policy flag and its current value."""
@@ -311,6 +347,7 @@ def core_routes() -> list[BaseRoute]:
         Route("/api/v1/plugins", list_plugins, methods=["GET"]),
         Route("/api/v1/capabilities", list_capabilities, methods=["GET"]),
         Route("/api/v1/capabilities/{name}/invoke", invoke, methods=["POST"]),
+        Route("/api/v1/conversation/message", conversation_message, methods=["POST"]),
         Route("/api/v1/conversation/policy", get_policy, methods=["GET"]),
         Route("/api/v1/conversation/policy", set_policy, methods=["POST"]),
     ]
@@ -332,6 +369,7 @@ def create_app(host: Host) -> Starlette:
             yield
         finally:
             await _call_lifecycle(host, "shutdown", app)
+            await host.model.aclose()
 
     app = Starlette(
         routes=routes,

@@ -12,7 +12,7 @@ import enum
 import functools
 import inspect
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -65,8 +65,16 @@ class Bounds:
                 raise InvalidCapability(f"bounds.{name} must be an integer")
 
 
+class Citation(msgspec.Struct, frozen=True):
+    """A source a result came from, shown to people apart from the model's prose."""
+
+    title: str
+    url: str
+
+
 Handler = Callable[[Any, Any], Awaitable[Any]]
 PolicyCheck = Callable[[Any, Any], Any]
+CitationsOf = Callable[[Any], Iterable[Citation]]
 
 
 @dataclass(frozen=True)
@@ -78,7 +86,8 @@ class Capability:
     refused even when the struct would accept them) and validates every result against
     ``result``. ``handler`` is ``async (arguments, context) -> result``. ``policy_check``, if
     given, is ``(arguments, context) -> Rejection | None`` (sync or async) and runs at stage 3,
-    before any confirmation is issued, so it must not touch the network.
+    before any confirmation is issued, so it must not touch the network. ``citations``, if given,
+    turns a result into the :class:`Citation` list a conversation shows beside the answer.
     """
 
     name: str
@@ -92,6 +101,7 @@ class Capability:
     policy_key: str | None = None
     policy_check: PolicyCheck | None = None
     bounds: Bounds = field(default_factory=Bounds)
+    citations: CitationsOf | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not NAME_PATTERN.match(self.name):
@@ -120,6 +130,8 @@ class Capability:
             raise InvalidCapability(f"{self.name}: policy_key {self.policy_key!r} is not a flag name")
         if self.policy_check is not None and not callable(self.policy_check):
             raise InvalidCapability(f"{self.name}: policy_check must be callable")
+        if self.citations is not None and not callable(self.citations):
+            raise InvalidCapability(f"{self.name}: citations must be callable")
         if not isinstance(self.bounds, Bounds):
             raise InvalidCapability(f"{self.name}: bounds must be a steward.Bounds")
 

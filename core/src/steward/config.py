@@ -61,6 +61,18 @@ class AuditConfig(_Section):
     backups: int = 5
 
 
+class ModelConfig(_Section):
+    """The OpenAI-compatible chat-completions server conversations use (llama-server, Ollama, vLLM)."""
+
+    base_url: str = "http://127.0.0.1:8081/v1"
+    model: str = "local"
+    api_key: str = ""
+    timeout: float = 60.0
+    max_rounds: int = 4
+    max_tokens: int | None = None
+    temperature: float | None = None
+
+
 class StateConfig(_Section):
     """Where pending confirmations live; only the in-process store exists so far."""
 
@@ -73,6 +85,7 @@ class Config(_Section):
     plugins: PluginsConfig = msgspec.field(default_factory=PluginsConfig)
     confirmation: ConfirmationConfig = msgspec.field(default_factory=ConfirmationConfig)
     audit: AuditConfig = msgspec.field(default_factory=AuditConfig)
+    model: ModelConfig = msgspec.field(default_factory=ModelConfig)
     state: StateConfig = msgspec.field(default_factory=StateConfig)
 
     def plugin_section(self, plugin: str) -> dict[str, Any]:

@@ -130,9 +130,16 @@ class Executor:
         name = capability or "<unknown>"
         entry: Registered | None = None
         try:
-            request = await self._consume(token, caller, surface, capability)
+            request, expired = await self._consume(token, caller, surface, capability)
             name = request.capability
             entry = self._resolve(request.capability, request.version)
+            if expired:
+                raise _Stop(
+                    Stage.CONFIRM,
+                    Status.DENIED,
+                    Code.CONFIRMATION_EXPIRED,
+                    "the confirmation expired before the person answered; it did not run",
+                )
             if not approve:
                 raise _Stop(Stage.CONFIRM, Status.DENIED, Code.CONFIRMATION_DENIED, "the person declined; do not retry")
             validated = self._validate(entry, request.arguments)
@@ -230,7 +237,8 @@ class Executor:
 
     async def _consume(
         self, token: str, caller: Principal, surface: str, capability: str | None
-    ) -> ConfirmationRequest:
+    ) -> tuple[ConfirmationRequest, bool]:
+        """The request the token was issued for, and whether it expired; foreign tokens are invalid."""
         try:
             consumed = await self.confirmations.consume(token)
         except InvalidConfirmation as error:
@@ -243,14 +251,7 @@ class Executor:
                 Code.INVALID_CONFIRMATION,
                 "unknown or already used confirmation token",
             )
-        if consumed.expired:
-            raise _Stop(
-                Stage.CONFIRM,
-                Status.DENIED,
-                Code.CONFIRMATION_EXPIRED,
-                "the confirmation expired before the person answered; it did not run",
-            )
-        return request
+        return request, consumed.expired
 
     # stages 5 and 6
     async def _run(

@@ -21,11 +21,13 @@ from steward.capability import Capability, InvalidCapability
 from steward.config import Config, decode_plugin_settings
 from steward.confirmation import Clock, ConfirmationStore, MemoryConfirmationStore
 from steward.context import InvocationContext
+from steward.conversation import Conversation, MemoryPausedTurns
 from steward.executor import Executor
 from steward.health import HealthCheck, HealthReport, LoadError, run_check
 from steward.hookspecs import hookimpl
 from steward.http_client import http_client
 from steward.metrics import Metrics
+from steward.model import ModelClient
 from steward.plugins import Plugin, PluginInfo, call_each, describe, discover, hooks_of, plugin_manager
 from steward.policy import Policy, PolicyFlag
 from steward.registry import DuplicateCapability, Registered, Registry, register
@@ -95,6 +97,15 @@ class Host:
         self.executor = Executor(
             self.registry, self.policy, self.confirmations, self.audit, self._context_for, self.metrics.observe_outcome
         )
+        self.model = ModelClient(config.model)
+        self.conversation = Conversation(
+            self.executor,
+            self.registry,
+            self.model,
+            MemoryPausedTurns(config.confirmation.lifetime_seconds + config.confirmation.expired_grace_seconds, clock),
+            max_rounds=config.model.max_rounds,
+        )
+        self.health_checks.append(("steward", HealthCheck("model", self.model.check)))
 
     @property
     def hook(self) -> pluggy.HookRelay:
