@@ -86,7 +86,7 @@ def test_calls_without_a_function_name_go_to_the_executor_to_be_refused():
     ],
 )
 def test_garbage_is_refused(body):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"not JSON|choices|tool_calls"):
         parse_reply(body)
 
 

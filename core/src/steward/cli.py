@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import click
+import httpx
 import msgspec
 
 from steward.auth import SCOPES, KeyStore, KeyStoreError, Principal
+from steward.client import ClientSettingsError, load_client_settings, server_client
 from steward.config import Config, ConfigError, load_config
 from steward.executor import Surface
 from steward.host import Host, PluginLoadFailed
@@ -96,6 +98,7 @@ def _cli_principal() -> Principal:
 def cli(context: click.Context, data_dir: Path | None, config_path: Path | None, strict_plugins: bool) -> None:
     """Steward: capabilities for models, agents and people, with a person's yes before anything leaves."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     context.obj = _Options(data_dir, config_path, strict_plugins)
 
 
@@ -274,6 +277,87 @@ def policy_set(flag: str, value: bool) -> None:
         )
     host.policy.set(flag, value)
     click.echo(f"{flag} = {'true' if value else 'false'}")
+
+
+@cli.command()
+def chat() -> None:
+    """Talk to a running server; each pending confirmation shows its exact arguments and asks y/N.
+
+    The server and key come from ~/.config/steward/client.toml (or STEWARD_URL / STEWARD_KEY).
+    """
+    try:
+        settings = load_client_settings()
+    except ClientSettingsError as error:
+        raise click.ClickException(str(error)) from None
+    history: list[dict[str, str]] = []
+    with server_client(settings) as client:
+        while True:
+            try:
+                text = click.prompt("you", prompt_suffix="> ")
+            except click.Abort:
+                click.echo()
+                return
+            history.append({"role": "user", "content": text})
+            body = _chat_request(client, {"messages": history})
+            while body is not None and body.get("pending_confirmation"):
+                body = _chat_request(client, {"confirmation": _ask_person(body)})
+            if body is None:
+                history.pop()
+                continue
+            click.echo(f"steward> {body['text']}")
+            for receipt in body["invocations"]:
+                click.echo(f"  [{_receipt(receipt)}]")
+            for citation in body["citations"]:
+                click.echo(f"  source: {citation['title']} <{citation['url']}>")
+            history.append({"role": "assistant", "content": body["text"]})
+
+
+def _chat_request(client: Any, payload: dict[str, Any]) -> dict[str, Any] | None:
+    try:
+        response = client.post("/api/v1/conversation/message", json=payload)
+    except httpx.HTTPError as error:
+        raise click.ClickException(f"cannot reach {client.base_url} ({type(error).__name__})") from None
+    body = response.json()
+    if response.status_code != 200:
+        click.echo(f"error: {body['error']['code']}: {body['error']['message']}", err=True)
+        return None
+    return body
+
+
+def _ask_person(body: dict[str, Any]) -> dict[str, Any]:
+    pending = body["pending_confirmation"]
+    if body["text"]:
+        click.echo(f"steward> {body['text']}")
+    click.echo(f"{pending['capability']} v{pending['version']} would run with:")
+    click.echo(json.dumps(pending["arguments"], indent=2, ensure_ascii=False))
+    approve = click.confirm("Allow it?", default=False)
+    return {"token": pending["token"], "approve": approve}
+
+
+def _receipt(receipt: dict[str, Any]) -> str:
+    classification = receipt.get("classification") or {}
+    place = "left this device" if classification.get("network") == "external" else "stayed on this device"
+    if receipt["status"] != "ok":
+        place = "did not run"
+    code = f" {receipt['code']}" if receipt["code"] else ""
+    return f"{receipt['capability']}: {receipt['status']}{code}, {place}"
+
+
+@cli.command("dev-model")
+@click.option("--host", "bind_host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=int, default=8081, show_default=True)
+def dev_model(bind_host: str, port: int) -> None:
+    """Serve a scripted OpenAI-compatible model for demos and tests (answers by rules, no weights).
+
+    'search "x"' proposes web.search, 'fetch URL' web.fetch, 'health' system.health,
+    'entities' home_assistant.list_entities; after tool results it quotes them.
+    """
+    import uvicorn
+
+    from steward.testing import ScriptedModel
+
+    click.echo(f"scripted model on http://{bind_host}:{port}/v1 (set [model] base_url to it)", err=True)
+    uvicorn.run(ScriptedModel().app(), host=bind_host, port=port, log_level="warning")
 
 
 def add_plugin_commands(group: click.Group) -> None:
