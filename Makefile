@@ -23,6 +23,7 @@ test: install
 bench: install
 	$(BIN)/python bench/executor_overhead.py
 	$(BIN)/python bench/http_throughput.py
+	$(BIN)/python bench/turn_overhead.py
 
 lint: install
 	$(BIN)/ruff check .

@@ -20,6 +20,18 @@ PING = steward.Capability(
 )
 
 
+REMOTE = steward.Capability(
+    "bench.remote",
+    1,
+    "Echo, as if it left the device.",
+    Ping,
+    Ping,
+    steward.SideEffect.READ_ONLY,
+    steward.Network.EXTERNAL,
+    ping,
+)
+
+
 async def bare(request):
     """The same JSON the invoke endpoint answers, with none of Steward's work."""
     return Response(request.app.state.bare_body, media_type="application/json")
@@ -27,7 +39,7 @@ async def bare(request):
 
 @steward.hookimpl
 def register_capabilities():
-    return [PING]
+    return [PING, REMOTE]
 
 
 @steward.hookimpl
