@@ -356,3 +356,14 @@ def test_the_model_gets_the_api_key_and_nothing_else_does(client, model, served)
     assert model.requests
     log = served.host.audit.path.read_text()
     assert "model-secret-key-123" not in log
+
+
+def test_a_slow_model_is_cut_at_the_timeout(sample, tmp_path):
+    model = ScriptedModel(rules=RULES, delay_seconds=1.5)
+    with serve_app(model.app()) as model_url:
+        config = {"model": {"base_url": f"{model_url}/v1", "timeout": 0.3}}
+        with serve_host([steward.Plugin("sample", sample)], data_dir=tmp_path, config=config) as server:
+            response = say(server.client(["conversation"]), "echo x")
+    assert (response.status_code, response.json()["error"]["code"]) == (503, "MODEL_UNAVAILABLE")
+    assert "did not answer within 0.3 s" in response.json()["error"]["message"]
+    assert response.elapsed.total_seconds() < 1.2

@@ -350,7 +350,8 @@ def dev_model(bind_host: str, port: int) -> None:
     """Serve a scripted OpenAI-compatible model for demos and tests (answers by rules, no weights).
 
     'search "x"' proposes web.search, 'fetch URL' web.fetch, 'health' system.health,
-    'entities' home_assistant.list_entities; after tool results it quotes them.
+    'entities' home_assistant.list_entities, 'quote about X' example.quote (the plugin template);
+    after tool results it quotes them.
     """
     import uvicorn
 

@@ -16,6 +16,7 @@ test can also reach into ``server.host`` (policy, audit, the clock it injected).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import json
@@ -186,6 +187,7 @@ DEFAULT_RULES = (
     Rule(r"\bfetch (\S+)", calls=[("web.fetch", {"url": "{1}"})]),
     Rule(r"\bhealth\b", calls=[("system.health", {})]),
     Rule(r"\b(?:entities|sensors)\b", calls=[("home_assistant.list_entities", {})]),
+    Rule(r"\bquote about (\w+)", calls=[("example.quote", {"topic": "{1}"})]),
 )
 
 
@@ -202,7 +204,8 @@ class ScriptedModel:
     - ``call_ids``: ``"present"``, ``"missing"``, ``"duplicate"``;
     - ``finish_reason``: what to say beside tool calls (some servers say ``"stop"``);
     - ``text_with_calls``: prose sent together with tool calls;
-    - ``failure``: answer every request with this HTTP status, or ``"garbage"`` for a non-JSON body.
+    - ``failure``: answer every request with this HTTP status, or ``"garbage"`` for a non-JSON body;
+    - ``delay_seconds``: think this long before answering (a slow CPU model).
     """
 
     rules: Sequence[Rule] = DEFAULT_RULES
@@ -211,12 +214,15 @@ class ScriptedModel:
     finish_reason: str = "tool_calls"
     text_with_calls: str = ""
     failure: int | Literal["garbage"] | None = None
+    delay_seconds: float = 0.0
     requests: list[dict[str, Any]] = field(default_factory=list)
 
     def app(self) -> Starlette:
         async def completions(request: Request) -> Response:
             body = json.loads(await request.body())
             self.requests.append(body)
+            if self.delay_seconds:
+                await asyncio.sleep(self.delay_seconds)
             if self.failure == "garbage":
                 return Response("<html>502 Bad Gateway</html>", media_type="text/html")
             if self.failure is not None:
