@@ -118,7 +118,7 @@ def test_strict_loading_refuses_to_start(site, tmp_path):
     [
         ({"STEWARD_PLUGINS": "good"}, ["good"]),
         ({"STEWARD_PLUGINS": "good,system"}, ["good", "system"]),
-        ({"STEWARD_PLUGINS_DISABLED": "broken,invalid,misspelt,system"}, ["good"]),
+        ({"STEWARD_PLUGINS_DISABLED": "broken,invalid,misspelt,system,websearch"}, ["good"]),
     ],
 )
 def test_selection(site, tmp_path, environ, expected):

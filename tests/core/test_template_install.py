@@ -61,6 +61,7 @@ def environment(installed: Path, data_dir: Path, quote_url: str) -> dict[str, st
         "HOME": str(data_dir),
         "PYTHONPATH": str(installed),
         "STEWARD_DATA_DIR": str(data_dir),
+        "STEWARD_PLUGINS": "example,system",
         "STEWARD_PLUGINS__EXAMPLE__QUOTE_URL": quote_url,
     }
 

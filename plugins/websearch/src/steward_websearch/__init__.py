@@ -1,0 +1,44 @@
+"""Steward plugin ``websearch``: web.search on SearXNG, web.fetch behind the SSRF guard."""
+
+import logging
+
+import click
+
+import steward
+from steward_websearch.cli import extract_command
+from steward_websearch.fetch_capability import fetch_capability
+from steward_websearch.search import search_capability, searxng_health
+from steward_websearch.settings import WebsearchSettings
+
+log = logging.getLogger("steward.plugins.websearch")
+
+WEB_SEARCH_FLAG = steward.PolicyFlag("web_search_enabled", "Lets web.search and web.fetch reach the internet.")
+
+
+@steward.hookimpl
+def register_settings() -> type[WebsearchSettings]:
+    return WebsearchSettings
+
+
+@steward.hookimpl
+def register_policy_flags() -> list[steward.PolicyFlag]:
+    return [WEB_SEARCH_FLAG]
+
+
+@steward.hookimpl
+def register_capabilities(config: steward.Config) -> list[steward.Capability]:
+    settings = config.plugin_settings("websearch")
+    if settings.allowed_networks:
+        log.warning("the fetch guard lets these non-public networks through: %s", ", ".join(settings.allowed_networks))
+    return [search_capability(), fetch_capability()]
+
+
+@steward.hookimpl
+def register_health_checks(config: steward.Config) -> list[steward.HealthCheck]:
+    settings = config.plugin_settings("websearch")
+    return [steward.HealthCheck("searxng", lambda: searxng_health(settings))]
+
+
+@steward.hookimpl
+def register_commands(cli: click.Group) -> None:
+    cli.add_command(extract_command)

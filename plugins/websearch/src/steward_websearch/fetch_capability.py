@@ -1,0 +1,121 @@
+"""``web.fetch``: one page, through the guard, as readable Markdown that fits the result bound.
+
+It never follows a redirect: it reports it (``redirected: true``, ``final_url`` = the target,
+empty text), so a person who approved one URL never finds that another was fetched. Extraction
+runs in a worker thread (html5lib is pure Python and would stall the event loop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+from typing import Annotated
+
+import msgspec
+
+import steward
+from steward_websearch.extract import InvalidContent, UnsupportedContent, extract, media_type
+from steward_websearch.fetch import FetchFailed, fetcher_for
+from steward_websearch.guard import TargetRejected
+
+MAX_RESULT_BYTES = 65536
+_ENVELOPE_MARGIN = 256
+
+
+class FetchArguments(msgspec.Struct, forbid_unknown_fields=True):
+    url: Annotated[
+        str,
+        msgspec.Meta(
+            min_length=8, max_length=2048, pattern=r"^[Hh][Tt][Tt][Pp][Ss]?://", description="An http(s) URL."
+        ),
+    ]
+
+
+class FetchResult(msgspec.Struct, kw_only=True):
+    url: str
+    final_url: str
+    content_type: str
+    title: str
+    text: str
+    truncated: bool
+    redirected: bool
+    retrieved_at: str
+
+
+async def fetch(arguments: FetchArguments, context: steward.InvocationContext) -> FetchResult:
+    settings = context.settings
+    fetcher = fetcher_for(settings.guard(), settings.limits(), settings.verify())
+    try:
+        page = await fetcher.get(arguments.url)
+    except TargetRejected as error:
+        raise steward.CapabilityError("FETCH_TARGET_REJECTED", str(error)) from None
+    except FetchFailed as error:
+        raise steward.CapabilityError(error.code, error.message) from None
+    now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    kind = media_type(page.content_type)[0]
+    if page.location is not None:
+        return FetchResult(
+            url=arguments.url,
+            final_url=page.location,
+            content_type=kind,
+            title="",
+            text="",
+            truncated=False,
+            redirected=True,
+            retrieved_at=now,
+        )
+    if page.status >= 400 or page.status < 200:
+        code = "UPSTREAM_UNAVAILABLE" if page.status >= 500 else "FETCH_HTTP_ERROR"
+        raise steward.CapabilityError(code, f"the page answered HTTP {page.status}")
+    try:
+        document = await asyncio.to_thread(extract, page.body, url=arguments.url, content_type=page.content_type)
+    except UnsupportedContent as error:
+        raise steward.CapabilityError("UNSUPPORTED_CONTENT_TYPE", str(error)) from None
+    except InvalidContent as error:
+        raise steward.CapabilityError("INVALID_CONTENT", str(error)) from None
+    result = FetchResult(
+        url=arguments.url,
+        final_url=arguments.url,
+        content_type=kind,
+        title=document.title[:500],
+        text="",
+        truncated=page.truncated,
+        redirected=False,
+        retrieved_at=now,
+    )
+    budget = MAX_RESULT_BYTES - len(msgspec.json.encode(result)) - _ENVELOPE_MARGIN
+    result.text, cut = fit_text(document.markdown, budget)
+    result.truncated = result.truncated or cut
+    return result
+
+
+def fit_text(text: str, budget: int) -> tuple[str, bool]:
+    """``text`` cut (at a word boundary) so that its JSON encoding takes at most ``budget`` bytes."""
+    size = len(msgspec.json.encode(text))
+    if size <= budget:
+        return text, False
+    cut = int(len(text) * budget / size)
+    while cut > 0 and len(msgspec.json.encode(text[:cut])) > budget:
+        cut = int(cut * 0.95)
+    shortened = text[:cut]
+    boundary = shortened.rfind(" ", max(0, cut - 200))
+    return (shortened[:boundary] if boundary > 0 else shortened).rstrip(), True
+
+
+def fetch_capability() -> steward.Capability:
+    return steward.Capability(
+        name="web.fetch",
+        version=1,
+        description="Fetch one web page (http or https) and return its readable content as Markdown. "
+        "Redirects are reported, not followed.",
+        arguments=FetchArguments,
+        result=FetchResult,
+        side_effect=steward.SideEffect.READ_ONLY,
+        network=steward.Network.EXTERNAL,
+        handler=fetch,
+        policy_key="web_search_enabled",
+        bounds=steward.Bounds(timeout_seconds=15, max_result_bytes=MAX_RESULT_BYTES),
+        citations=lambda result: (
+            [] if result.redirected else [steward.Citation(result.title or result.url, result.url)]
+        ),
+    )

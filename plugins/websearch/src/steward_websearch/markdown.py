@@ -1,0 +1,263 @@
+"""An HTML element tree (html5lib's ``etree``, no namespaces) as Markdown, or as plain text.
+
+Headings, paragraphs, lists (nested), links with absolute URLs, emphasis, inline code, fenced
+code blocks, block quotes and tables survive; images, forms and anything invisible do not. The
+plain-text rendering is the same walk without the syntax, so the two never disagree on content.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urljoin
+from xml.etree.ElementTree import Element
+
+BLOCKS = frozenset(
+    [
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "body",
+        "center",
+        "dd",
+        "details",
+        "dialog",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hgroup",
+        "hr",
+        "html",
+        "li",
+        "main",
+        "nav",
+        "ol",
+        "p",
+        "pre",
+        "section",
+        "summary",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+    ]
+)
+SKIPPED = frozenset(
+    [
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "svg",
+        "iframe",
+        "object",
+        "embed",
+        "canvas",
+        "head",
+        "title",
+        "img",
+        "picture",
+        "video",
+        "audio",
+        "source",
+        "track",
+        "map",
+        "area",
+        "input",
+        "button",
+        "select",
+        "textarea",
+        "option",
+    ]
+)
+_SPACES = re.compile(r"\s+")
+_ESCAPE = re.compile(r"([\\`*_\[\]])")
+
+
+class Renderer:
+    def __init__(self, base_url: str, markdown: bool = True) -> None:
+        self.base_url = base_url
+        self.markdown = markdown
+
+    def render(self, root: Element) -> str:
+        blocks: list[str] = []
+        self._blocks(root, blocks)
+        text = "\n\n".join(block for block in blocks if block.strip())
+        return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+    # blocks
+    def _blocks(self, element: Element, out: list[str], depth: int = 0) -> None:
+        """Render ``element``'s content, a block at a time, into ``out``."""
+        inline: list[str] = []
+
+        def flush() -> None:
+            text = _SPACES.sub(" ", "".join(inline)).strip()
+            if text:
+                out.append(text)
+            inline.clear()
+
+        if element.text:
+            inline.append(element.text)
+        for child in element:
+            tag = child.tag if isinstance(child.tag, str) else ""
+            if tag in SKIPPED or not tag:
+                pass
+            elif tag in BLOCKS:
+                flush()
+                self._block(child, tag, out, depth)
+            elif tag == "br":
+                inline.append("\n")
+            else:
+                inline.append(self._inline(child))
+            if child.tail:
+                inline.append(child.tail)
+        flush()
+
+    def _block(self, element: Element, tag: str, out: list[str], depth: int) -> None:
+        if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+            text = self._inline_text(element)
+            if text:
+                out.append(("#" * int(tag[1]) + " " + text) if self.markdown else text)
+        elif tag == "p":
+            text = self._paragraph(element)
+            if text:
+                out.append(text)
+        elif tag in ("ul", "ol"):
+            lines = self._list(element, tag == "ol", 0)
+            if lines:
+                out.append("\n".join(lines))
+        elif tag == "pre":
+            code = "".join(element.itertext()).strip("\n")
+            if code.strip():
+                language = _code_language(element)
+                out.append(f"```{language}\n{code}\n```" if self.markdown else code)
+        elif tag == "blockquote":
+            inner: list[str] = []
+            self._blocks(element, inner, depth + 1)
+            text = "\n\n".join(inner)
+            if text:
+                out.append(
+                    "\n".join(("> " + line) if line else ">" for line in text.split("\n")) if self.markdown else text
+                )
+        elif tag == "table":
+            table = self._table(element)
+            if table:
+                out.append(table)
+        elif tag == "hr":
+            if self.markdown:
+                out.append("---")
+        else:
+            self._blocks(element, out, depth)
+
+    def _paragraph(self, element: Element) -> str:
+        text = self._inline(element, top=True)
+        lines = [_SPACES.sub(" ", line).strip() for line in text.split("\n")]
+        return ("  \n" if self.markdown else "\n").join(line for line in lines if line)
+
+    def _list(self, element: Element, ordered: bool, level: int) -> list[str]:
+        lines: list[str] = []
+        number = 0
+        for item in element:
+            if item.tag != "li":
+                continue
+            number += 1
+            marker = (f"{number}." if ordered else "-") if self.markdown else ""
+            own: list[Element] = []
+            nested: list[Element] = []
+            for child in item:
+                (nested if child.tag in ("ul", "ol") else own).append(child)
+            shell = Element("li")
+            shell.text = item.text
+            shell.extend(own)
+            blocks: list[str] = []
+            self._blocks(shell, blocks)
+            text = " ".join(blocks).strip()
+            indent = "  " * level
+            if text:
+                lines.append(f"{indent}{marker} {text}".rstrip() if marker else f"{indent}{text}")
+            for child in nested:
+                lines.extend(self._list(child, child.tag == "ol", level + 1))
+        return lines
+
+    def _table(self, element: Element) -> str:
+        rows = []
+        for row in element.iter("tr"):
+            cells = [self._inline_text(cell).replace("|", "\\|") for cell in row if cell.tag in ("td", "th")]
+            if any(cells):
+                rows.append(cells)
+        if not rows:
+            return ""
+        if not self.markdown:
+            return "\n".join(" ".join(cell for cell in row if cell) for row in rows)
+        width = max(len(row) for row in rows)
+        rows = [row + [""] * (width - len(row)) for row in rows]
+        lines = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * width]
+        lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
+        return "\n".join(lines)
+
+    # inline
+    def _inline_text(self, element: Element) -> str:
+        return _SPACES.sub(" ", self._inline(element, top=True)).strip()
+
+    def _inline(self, element: Element, top: bool = False) -> str:
+        tag = element.tag if isinstance(element.tag, str) else ""
+        if tag in SKIPPED:
+            return ""
+        parts = [self._escape(element.text or "")]
+        for child in element:
+            if child.tag == "br":
+                parts.append("\n")
+            elif isinstance(child.tag, str) and child.tag in BLOCKS and child.tag not in ("td", "th"):
+                parts.append(" " + self._inline(child, top=True) + " ")
+            else:
+                parts.append(self._inline(child))
+            parts.append(self._escape(child.tail or ""))
+        content = "".join(parts)
+        if top or not self.markdown or not content.strip():
+            return content
+        return self._decorate(tag, element, content)
+
+    def _decorate(self, tag: str, element: Element, content: str) -> str:
+        inner = content.strip()
+        lead, trail = content[: len(content) - len(content.lstrip())], content[len(content.rstrip()) :]
+        if tag == "a":
+            href = (element.get("href") or "").strip()
+            if href and not href.lower().startswith(("javascript:", "data:", "#", "vbscript:")):
+                return f"{lead}[{inner}]({urljoin(self.base_url, href).replace(' ', '%20').replace(')', '%29')}){trail}"
+            return content
+        if tag in ("strong", "b"):
+            return f"{lead}**{inner}**{trail}"
+        if tag in ("em", "i", "cite"):
+            return f"{lead}*{inner}*{trail}"
+        if tag == "code" or tag == "kbd":
+            return f"{lead}`{''.join(element.itertext()).strip()}`{trail}"
+        if tag in ("s", "del", "strike"):
+            return f"{lead}~~{inner}~~{trail}"
+        return content
+
+    def _escape(self, text: str) -> str:
+        return _ESCAPE.sub(r"\\\1", text) if self.markdown else text
+
+
+def _code_language(element: Element) -> str:
+    for candidate in (element, *element.iter("code")):
+        for name in (candidate.get("class") or "").split():
+            if name.startswith(("language-", "lang-")):
+                return name.split("-", 1)[1]
+    return ""

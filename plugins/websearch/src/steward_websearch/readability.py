@@ -1,0 +1,325 @@
+"""Finding a page's main content: the article, without the navigation, ads and comments around it.
+
+The rules are the well-tried ones of Arc90's Readability, kept general (nothing site-specific):
+drop what is invisible or structurally boilerplate; drop elements whose class or id says
+boilerplate unless they also say content; score every paragraph (length, commas) into its
+ancestors; discount link-heavy candidates; take the best candidate with its worthy siblings; then
+drop, inside it, blocks that look like lists of links, share bars or galleries. Text lengths and
+link lengths are measured once per tree, bottom-up, so the whole pass stays linear.
+"""
+
+from __future__ import annotations
+
+import re
+from xml.etree.ElementTree import Element
+
+DROPPED = frozenset(
+    [
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "svg",
+        "iframe",
+        "object",
+        "embed",
+        "canvas",
+        "form",
+        "button",
+        "input",
+        "select",
+        "textarea",
+        "option",
+        "nav",
+        "aside",
+        "footer",
+        "dialog",
+        "menu",
+        "link",
+        "meta",
+    ]
+)
+HIDDEN_ROLES = frozenset(
+    ["navigation", "banner", "contentinfo", "complementary", "dialog", "alertdialog", "search", "menu", "menubar"]
+)
+UNLIKELY = re.compile(
+    r"-ad-|\bads?\b|advert|ai2html|banner|breadcrumb|combx|comment|community|cookie|consent|cover-wrap|disqus|"
+    r"extra|footer|gdpr|header|legends|menu|newsletter|outbrain|pager|pagination|paywall|popup|promo|recommend|"
+    r"related|remark|replies|rss|share|sharing|shoutbox|sidebar|signup|skyscraper|social|sponsor|subscribe|"
+    r"supplemental|taboola|toolbar|agegate|yom-remote|modal",
+    re.IGNORECASE,
+)
+MAYBE = re.compile(r"and|article|body|column|content|main|shadow|story|entry|post", re.IGNORECASE)
+POSITIVE = re.compile(r"article|body|content|entry|hentry|h-entry|main|page|post|text|blog|story", re.IGNORECASE)
+NEGATIVE = re.compile(
+    r"-ad-|hidden|banner|combx|comment|com-|contact|foot|footnote|gdpr|masthead|media|meta|outbrain|promo|"
+    r"related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|byline|author|caption|"
+    r"newsletter|subscribe|social|recommend",
+    re.IGNORECASE,
+)
+SCORED = frozenset({"p", "pre", "td", "blockquote"})
+BLOCK_CHILDREN = frozenset(
+    [
+        "a",
+        "blockquote",
+        "dl",
+        "div",
+        "img",
+        "ol",
+        "p",
+        "pre",
+        "table",
+        "ul",
+        "section",
+        "article",
+        "figure",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+    ]
+)
+TAG_WEIGHT = {
+    "div": 5,
+    "article": 10,
+    "main": 5,
+    "section": 3,
+    "pre": 3,
+    "td": 3,
+    "blockquote": 3,
+    "address": -3,
+    "ol": -3,
+    "ul": -3,
+    "dl": -3,
+    "dd": -3,
+    "dt": -3,
+    "li": -3,
+    "form": -3,
+    "h1": -5,
+    "h2": -5,
+    "h3": -5,
+    "h4": -5,
+    "h5": -5,
+    "h6": -5,
+    "th": -5,
+}
+CLEANED = ("div", "section", "ul", "ol", "table", "figure", "header", "dl")
+
+
+def _label(element: Element) -> str:
+    return f"{element.get('class') or ''} {element.get('id') or ''}"
+
+
+def _is_hidden(element: Element) -> bool:
+    if element.get("hidden") is not None or element.get("aria-hidden") == "true":
+        return True
+    if (element.get("role") or "").lower() in HIDDEN_ROLES:
+        return True
+    style = (element.get("style") or "").replace(" ", "").lower()
+    return "display:none" in style or "visibility:hidden" in style
+
+
+def remove_boilerplate(root: Element, *, unlikely: bool = True) -> None:
+    """Drop invisible and structural boilerplate, and (``unlikely``) elements named like boilerplate."""
+    stack = [root]
+    while stack:
+        parent = stack.pop()
+        for child in list(parent):
+            tag = child.tag if isinstance(child.tag, str) else ""
+            if not tag or tag in DROPPED or _is_hidden(child):
+                remove_keeping_tail(parent, child)
+                continue
+            if unlikely and tag not in (
+                "body",
+                "article",
+                "main",
+                "table",
+                "tbody",
+                "tr",
+                "td",
+                "th",
+                "a",
+                "code",
+                "pre",
+            ):
+                label = _label(child)
+                if label.strip() and UNLIKELY.search(label) and not MAYBE.search(label):
+                    remove_keeping_tail(parent, child)
+                    continue
+            stack.append(child)
+
+
+def remove_keeping_tail(parent: Element, child: Element) -> None:
+    """Remove ``child`` but keep its tail text, which belongs to the parent."""
+    if child.tail and child.tail.strip():
+        index = list(parent).index(child)
+        if index > 0:
+            previous = parent[index - 1]
+            previous.tail = (previous.tail or "") + child.tail
+        else:
+            parent.text = (parent.text or "") + child.tail
+    parent.remove(child)
+
+
+class Measures:
+    """Text and link-text lengths of every element, computed once, bottom-up."""
+
+    def __init__(self, root: Element) -> None:
+        self.parent: dict[Element, Element] = {}
+        self.chars: dict[Element, int] = {}
+        self.link_chars: dict[Element, int] = {}
+        order: list[Element] = []
+        stack = [root]
+        while stack:
+            element = stack.pop()
+            order.append(element)
+            for child in element:
+                self.parent[child] = element
+                stack.append(child)
+        for element in reversed(order):
+            own = len((element.text or "").strip())
+            chars = own + sum(self.chars[c] + len((c.tail or "").strip()) for c in element)
+            links = chars if element.tag == "a" else sum(self.link_chars[c] for c in element)
+            self.chars[element], self.link_chars[element] = chars, links
+
+    def link_density(self, element: Element) -> float:
+        chars = self.chars.get(element, 0)
+        return self.link_chars.get(element, 0) / chars if chars else 0.0
+
+
+def _class_weight(element: Element) -> int:
+    label = _label(element)
+    if not label.strip():
+        return 0
+    return (25 if POSITIVE.search(label) else 0) - (25 if NEGATIVE.search(label) else 0)
+
+
+def _paragraph_text(element: Element) -> str:
+    return " ".join("".join(element.itertext()).split())
+
+
+def main_content(body: Element) -> Element | None:
+    """The element (or a new ``div`` of siblings) holding the main content, or ``None``."""
+    measures = Measures(body)
+    scores: dict[Element, float] = {}
+    for element in body.iter():
+        tag = element.tag
+        if tag not in SCORED and not (tag == "div" and not any(child.tag in BLOCK_CHILDREN for child in element)):
+            continue
+        chars = measures.chars.get(element, 0)
+        if chars < 25:
+            continue
+        text = _paragraph_text(element)
+        score = 1 + text.count(",") + text.count("，") + min(len(text) // 100, 3)
+        ancestor, level = measures.parent.get(element), 0
+        while ancestor is not None and level < 5:
+            if ancestor not in scores:
+                scores[ancestor] = TAG_WEIGHT.get(ancestor.tag, 0) + _class_weight(ancestor)
+            scores[ancestor] += score / (1 if level == 0 else 2 if level == 1 else level * 3)
+            ancestor, level = measures.parent.get(ancestor), level + 1
+    if not scores:
+        return None
+    for candidate in scores:
+        scores[candidate] *= 1 - measures.link_density(candidate)
+    top = max(scores, key=scores.__getitem__)
+    top = _widen(top, scores, measures)
+    parent = measures.parent.get(top)
+    if parent is None:
+        return top
+    threshold = max(10.0, scores.get(top, 0) * 0.2)
+    label = top.get("class")
+    chosen = Element("div")
+    for sibling in parent:
+        if sibling is top:
+            chosen.append(sibling)
+            continue
+        bonus = scores.get(top, 0) * 0.2 if label and sibling.get("class") == label else 0
+        if scores.get(sibling, -1e9) + bonus >= threshold or _worthy_paragraph(sibling, measures):
+            chosen.append(sibling)
+    return chosen
+
+
+def _widen(top: Element, scores: dict[Element, float], measures: Measures) -> Element:
+    """Prefer an ancestor when the text is split among several good children of it."""
+    top_score = scores[top]
+    if top_score <= 0:
+        return top
+    alternatives = [
+        candidate for candidate, score in scores.items() if candidate is not top and score >= 0.75 * top_score
+    ]
+    if len(alternatives) < 2:
+        return top
+    ancestors = []
+    ancestor = measures.parent.get(top)
+    while ancestor is not None and ancestor.tag != "body":
+        ancestors.append(ancestor)
+        ancestor = measures.parent.get(ancestor)
+    for ancestor in ancestors:
+        contained = sum(1 for alternative in alternatives if _is_inside(alternative, ancestor, measures))
+        if contained >= 2:
+            return ancestor
+    return top
+
+
+def _is_inside(element: Element, ancestor: Element, measures: Measures) -> bool:
+    node = measures.parent.get(element)
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = measures.parent.get(node)
+    return False
+
+
+def _worthy_paragraph(element: Element, measures: Measures) -> bool:
+    if element.tag != "p":
+        return False
+    chars, density = measures.chars.get(element, 0), measures.link_density(element)
+    if chars > 80 and density < 0.25:
+        return True
+    text = _paragraph_text(element)
+    return 0 < chars <= 80 and density == 0 and bool(re.search(r"\.( |$)", text))
+
+
+def clean(content: Element) -> None:
+    """Drop blocks inside the main content that look like link lists, share bars or galleries."""
+    measures = Measures(content)
+    for element in list(content.iter()):
+        if element.tag not in CLEANED or element is content:
+            continue
+        parent = measures.parent.get(element)
+        if parent is None or not _is_inside(element, content, measures):
+            continue
+        if _looks_like_boilerplate(element, measures):
+            remove_keeping_tail(parent, element)
+    for heading in [e for e in content.iter() if e.tag in ("h1", "h2", "h3", "h4", "h5", "h6")]:
+        parent = measures.parent.get(heading)
+        if parent is not None and (_class_weight(heading) < 0 or measures.link_density(heading) > 0.33):
+            remove_keeping_tail(parent, heading)
+
+
+def _looks_like_boilerplate(element: Element, measures: Measures) -> bool:
+    weight = _class_weight(element)
+    if weight < 0:
+        return True
+    text = _paragraph_text(element)
+    if text.count(",") >= 10:
+        return False
+    paragraphs = sum(1 for e in element.iter("p"))
+    images = sum(1 for e in element.iter("img"))
+    items = sum(1 for e in element.iter("li")) - 100
+    inputs = sum(1 for e in element.iter("input"))
+    density = measures.link_density(element)
+    length = len(text)
+    if images > 1 and paragraphs / images < 0.5:
+        return True
+    if element.tag not in ("ul", "ol") and items > paragraphs:
+        return True
+    if inputs > paragraphs / 3:
+        return True
+    if length < 25 and (images == 0 or images > 2) and element.tag not in ("table", "dl"):
+        return True
+    if weight < 25 and density > 0.2:
+        return True
+    return weight >= 25 and density > 0.5

@@ -1,0 +1,167 @@
+"""``web.search``: the household's own SearXNG, asked for JSON.
+
+SearXNG is an upstream the operator configured (usually on loopback), so it is reached directly,
+not through the guard. It is taken as it really behaves: HTTP 200 with no results and a list of
+``unresponsive_engines`` when every engine failed (a failure, never "no results"); 403 when
+``json`` is missing from ``search.formats``; 429 when its limiter is on; ``content`` that may hold
+HTML; ``number_of_results`` only from older versions; no way to ask for fewer results.
+"""
+
+from __future__ import annotations
+
+import datetime
+from html.parser import HTMLParser
+from typing import Annotated, Any, Literal
+
+import httpx
+import msgspec
+
+import steward
+
+MAX_RESULTS = 5
+SNIPPET_CHARS = 400
+
+
+class SearchArguments(msgspec.Struct, forbid_unknown_fields=True):
+    query: Annotated[str, msgspec.Meta(min_length=1, max_length=500, description="What to search the web for.")]
+    time_range: Literal["day", "month", "year"] | None = None
+
+
+class SearchHit(msgspec.Struct):
+    title: str
+    url: str
+    snippet: str
+
+
+class SearchResult(msgspec.Struct, kw_only=True):
+    query: str
+    results: Annotated[list[SearchHit], msgspec.Meta(max_length=MAX_RESULTS)]
+    result_count: int
+    retrieved_at: str
+    unresponsive_engines: list[str] = []
+
+
+class _SearxAnswer(msgspec.Struct):
+    results: list[dict[str, Any]] = []
+    unresponsive_engines: list[Any] = []
+
+
+async def search(arguments: SearchArguments, context: steward.InvocationContext) -> SearchResult:
+    base = context.settings.searxng_url.rstrip("/")
+    parameters = {"q": arguments.query, "format": "json"}
+    if arguments.time_range:
+        parameters["time_range"] = arguments.time_range
+    async with context.http_client(timeout=httpx.Timeout(8.0, connect=3.0)) as client:
+        try:
+            response = await client.get(f"{base}/search", params=parameters)
+        except httpx.TimeoutException:
+            raise steward.CapabilityError("UPSTREAM_UNAVAILABLE", f"SearXNG at {base} did not answer in time") from None
+        except httpx.HTTPError as error:
+            raise steward.CapabilityError(
+                "UPSTREAM_UNAVAILABLE", f"SearXNG at {base} cannot be reached ({type(error).__name__})"
+            ) from None
+    answer = _answer(response, base)
+    engines = sorted({_engine_name(item) for item in answer.unresponsive_engines})
+    if not answer.results and engines:
+        raise steward.CapabilityError(
+            "UPSTREAM_UNAVAILABLE", f"every search engine failed ({', '.join(engines)}); this is not an empty result"
+        )
+    hits = [hit for hit in (_hit(item) for item in answer.results) if hit is not None]
+    return SearchResult(
+        query=arguments.query,
+        results=hits[:MAX_RESULTS],
+        result_count=len(hits),
+        retrieved_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        unresponsive_engines=engines,
+    )
+
+
+def _answer(response: httpx.Response, base: str) -> _SearxAnswer:
+    if response.status_code == 403:
+        raise steward.CapabilityError(
+            "UPSTREAM_UNAVAILABLE",
+            f"SearXNG at {base} refuses JSON: add json to search.formats in its settings.yml",
+        )
+    if response.status_code == 429:
+        raise steward.CapabilityError(
+            "UPSTREAM_UNAVAILABLE",
+            f"SearXNG at {base} rate-limited the request: its limiter is on "
+            "(server.limiter: false suits a private instance)",
+        )
+    if response.status_code == 400:
+        try:
+            reason = response.json().get("error", "bad request")
+        except ValueError:
+            reason = "bad request"
+        raise steward.CapabilityError("UPSTREAM_UNAVAILABLE", f"SearXNG refused the query: {str(reason)[:200]}")
+    if response.status_code != 200:
+        raise steward.CapabilityError("UPSTREAM_UNAVAILABLE", f"SearXNG at {base} answered HTTP {response.status_code}")
+    try:
+        return msgspec.json.decode(response.content, type=_SearxAnswer)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        raise steward.CapabilityError(
+            "UPSTREAM_UNAVAILABLE", f"SearXNG at {base} did not answer with search JSON"
+        ) from None
+
+
+def _engine_name(item: Any) -> str:
+    name = item[0] if isinstance(item, list | tuple) and item else item
+    return str(name)[:60]
+
+
+def _hit(item: dict[str, Any]) -> SearchHit | None:
+    url = item.get("url")
+    if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
+        return None
+    title = plain_text(str(item.get("title") or "")) or url
+    snippet = plain_text(str(item.get("content") or ""))
+    if len(snippet) > SNIPPET_CHARS:
+        snippet = snippet[: SNIPPET_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return SearchHit(title=title[:300], url=url, snippet=snippet)
+
+
+class _TextOnly(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.parts.append(data)
+
+
+def plain_text(fragment: str) -> str:
+    """SearXNG's ``content`` may hold HTML (``<b>``, entities): text only, whitespace collapsed."""
+    parser = _TextOnly()
+    parser.feed(fragment)
+    parser.close()
+    return " ".join("".join(parser.parts).split())
+
+
+def citations(result: SearchResult) -> list[steward.Citation]:
+    return [steward.Citation(hit.title, hit.url) for hit in result.results]
+
+
+async def searxng_health(settings: Any) -> str:
+    base = settings.searxng_url.rstrip("/")
+    async with steward.http_client(timeout=3) as client:
+        response = await client.get(f"{base}/healthz")
+    if response.status_code != 200:
+        raise RuntimeError(f"SearXNG at {base} answered HTTP {response.status_code}")
+    return f"answers at {base}"
+
+
+def search_capability() -> steward.Capability:
+    return steward.Capability(
+        name="web.search",
+        version=1,
+        description="Search the web (through the household's SearXNG) and return up to 5 results "
+        "with title, URL and snippet.",
+        arguments=SearchArguments,
+        result=SearchResult,
+        side_effect=steward.SideEffect.READ_ONLY,
+        network=steward.Network.EXTERNAL,
+        handler=search,
+        policy_key="web_search_enabled",
+        bounds=steward.Bounds(timeout_seconds=10),
+        citations=citations,
+    )
