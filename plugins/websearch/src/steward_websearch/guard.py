@@ -136,9 +136,11 @@ class Guard:
             labels = host.split(".")
             if not host or any(not label for label in labels):
                 raise TargetRejected("blocked: the host has an empty label")
-            if _NUMERIC_LABEL.match(labels[-1]) and not _CANONICAL_QUAD.match(host):
-                raise TargetRejected(f"blocked: numeric host {host!r} is not a canonical dotted-quad address")
-        else:
+            if _NUMERIC_LABEL.match(labels[-1]):
+                if not _CANONICAL_QUAD.match(host):
+                    raise TargetRejected(f"blocked: numeric host {host!r} is not a canonical dotted-quad address")
+                ip = host
+        if ip is not None:
             self.check_address(ip)
         return Target(scheme=parsed.scheme, host=host, port=port, ip=ip)
 
