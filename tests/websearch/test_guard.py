@@ -3,7 +3,6 @@
 import asyncio
 
 import pytest
-
 from steward_websearch import guard
 from steward_websearch.guard import Guard, TargetRejected, check_address, check_url, resolve
 
@@ -178,14 +177,26 @@ def test_reason_names_the_address():
 
 @pytest.mark.parametrize(
     "address",
-    ["10.1.2.3", "127.0.0.53", "::1", "fd7a:115c:a1e0:ab12::1", "64:ff9b::808:808", "::ffff:8.8.8.8", "224.0.0.251", "ff02::fb", "not an ip"],
+    [
+        "10.1.2.3",
+        "127.0.0.53",
+        "::1",
+        "fd7a:115c:a1e0:ab12::1",
+        "64:ff9b::808:808",
+        "::ffff:8.8.8.8",
+        "224.0.0.251",
+        "ff02::fb",
+        "not an ip",
+    ],
 )
 def test_check_address_refuses(address):
     with pytest.raises(TargetRejected):
         check_address(address)
 
 
-@pytest.mark.parametrize("address", ["1.1.1.1", "93.184.216.34", "2606:4700::6810:85e5", "2a00:1450:4001:80b::200e", "2002:808:808::1"])
+@pytest.mark.parametrize(
+    "address", ["1.1.1.1", "93.184.216.34", "2606:4700::6810:85e5", "2a00:1450:4001:80b::200e", "2002:808:808::1"]
+)
 def test_check_address_accepts_public_unicast(address):
     check_address(address)
 

@@ -1,0 +1,296 @@
+"""The guarded fetcher against real servers on loopback (127.0.0.2, the only address the test guard allows)."""
+
+import asyncio
+import gzip
+import ssl
+import tracemalloc
+
+import httpcore
+import pytest
+import trustme
+from conftest import TEST_ADDRESS, guard_for, raw_server
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Route
+from steward_websearch.fetch import FetchedPage, Fetcher, FetchFailed, FetchLimits, GuardedNetworkBackend
+from steward_websearch.guard import Guard, TargetRejected
+
+from steward.testing import serve_app
+
+pytestmark = pytest.mark.anyio
+
+
+BOMB = gzip.compress(bytes(100 * 1024 * 1024), compresslevel=9)  # 100 MB of zeros in about 100 kB
+
+
+class RecordingBackend(httpcore.AsyncNetworkBackend):
+    """Records where a socket would go, and never opens one."""
+
+    def __init__(self) -> None:
+        self.dialled: list[tuple[str, int]] = []
+
+    async def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        self.dialled.append((host, port))
+        raise httpcore.ConnectError("recording only")
+
+    async def sleep(self, seconds):
+        await asyncio.sleep(seconds)
+
+
+async def test_an_answer_that_changes_after_the_check_is_refused_at_connect():
+    answers = iter([["93.184.216.34"], ["169.254.169.254"]])
+
+    async def rebinding(host, port):
+        return next(answers)
+
+    guard = Guard(resolver=rebinding)
+    assert await guard.resolve("rebind.example", 80) == ["93.184.216.34"]
+    inner = RecordingBackend()
+    with pytest.raises(TargetRejected, match="link-local address 169.254.169.254"):
+        await GuardedNetworkBackend(guard, inner).connect_tcp("rebind.example", 80)
+    assert inner.dialled == []
+
+
+async def test_the_socket_goes_only_to_the_checked_address():
+    async def public(host, port):
+        return ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"]
+
+    inner = RecordingBackend()
+    with pytest.raises(httpcore.ConnectError):
+        await GuardedNetworkBackend(Guard(resolver=public), inner).connect_tcp("example.com", 443)
+    assert inner.dialled == [("93.184.216.34", 443), ("2606:2800:220:1:248:1893:25c8:1946", 443)]
+
+
+async def test_unix_sockets_are_refused():
+    with pytest.raises(TargetRejected):
+        await GuardedNetworkBackend(Guard()).connect_unix_socket("/var/run/docker.sock")
+
+
+def site() -> Starlette:
+    async def hello(request: Request) -> Response:
+        return PlainTextResponse(f"hello from {request.headers['host']}")
+
+    async def chain(request: Request) -> Response:
+        left = int(request.path_params["left"])
+        if left == 0:
+            return PlainTextResponse("end of chain")
+        return RedirectResponse(f"/chain/{left - 1}", status_code=302)
+
+    async def away(request: Request) -> Response:
+        return RedirectResponse(request.query_params["to"], status_code=307)
+
+    async def echo_headers(request: Request) -> Response:
+        return PlainTextResponse(
+            f"authorization={request.headers.get('authorization')} cookie={request.headers.get('cookie')}"
+        )
+
+    async def bomb(request: Request) -> Response:
+        return Response(BOMB, headers={"content-encoding": "gzip", "content-type": "text/plain"})
+
+    async def double_gzip(request: Request) -> Response:
+        payload = gzip.compress(gzip.compress(b"stacked " * 10))
+        return Response(payload, headers={"content-encoding": "gzip, gzip", "content-type": "text/plain"})
+
+    async def huge(request: Request) -> Response:
+        async def chunks():
+            for _ in range(50 * 16):
+                yield b"x" * 65536
+
+        return StreamingResponse(chunks(), media_type="text/plain")
+
+    async def trickle(request: Request) -> Response:
+        async def drip():
+            for _ in range(30):
+                yield b"."
+                await asyncio.sleep(1)
+
+        return StreamingResponse(drip(), media_type="text/plain")
+
+    async def set_cookie(request: Request) -> Response:
+        response = PlainTextResponse("cookie set")
+        response.set_cookie("session", "secret")
+        return response
+
+    return Starlette(
+        routes=[
+            Route("/", hello),
+            Route("/chain/{left}", chain),
+            Route("/away", away),
+            Route("/headers", echo_headers),
+            Route("/bomb", bomb),
+            Route("/double", double_gzip),
+            Route("/huge", huge),
+            Route("/trickle", trickle),
+            Route("/cookie", set_cookie),
+        ]
+    )
+
+
+@pytest.fixture(scope="module")
+def server():
+    with serve_app(site(), host=TEST_ADDRESS) as base_url:
+        yield base_url, int(base_url.rsplit(":", 1)[1])
+
+
+def fetcher(port: int, answers=None, **limits) -> Fetcher:
+    return Fetcher(guard_for(port, answers), FetchLimits(**limits))
+
+
+async def test_two_names_on_one_address_each_connect_with_their_own_host_header(server):
+    _, port = server
+    client = fetcher(port, {"a.test": [TEST_ADDRESS], "b.test": [TEST_ADDRESS]})
+    first = await client.get(f"http://a.test:{port}/")
+    second = await client.get(f"http://b.test:{port}/")
+    assert (first.body, second.body) == (f"hello from a.test:{port}".encode(), f"hello from b.test:{port}".encode())
+    await client.aclose()
+
+
+async def test_redirects_are_followed_through_the_guard(server):
+    base, port = server
+    client = fetcher(port)
+    page = await client.follow(f"{base}/chain/5")
+    assert (page.body, page.redirects, page.final_url) == (b"end of chain", 5, f"{base}/chain/0")
+    with pytest.raises(FetchFailed, match="more than 5 redirects"):
+        await client.follow(f"{base}/chain/6")
+    for target in (
+        "http://127.0.0.1/",
+        "http://[::ffff:7f00:1]/",
+        f"http://127.0.0.1:{port}/",
+        "http://169.254.169.254/",
+    ):
+        with pytest.raises(TargetRejected):
+            await client.follow(f"{base}/away?to={target}")
+    single = await client.get(f"{base}/chain/1")
+    assert (single.status, single.location) == (302, f"{base}/chain/0")
+    await client.aclose()
+
+
+async def test_credentials_are_dropped_when_the_origin_changes(server):
+    base, port = server
+    client = fetcher(port, {"other.test": [TEST_ADDRESS]})
+    secret = {"Authorization": "Bearer s3cret", "Cookie": "a=b"}
+    same = await client.follow(f"{base}/away?to=/headers", headers=secret)
+    assert same.body == b"authorization=Bearer s3cret cookie=a=b"
+    moved = await client.follow(f"{base}/away?to=http://other.test:{port}/headers", headers=secret)
+    assert moved.body == b"authorization=None cookie=None"
+    await client.aclose()
+
+
+async def test_no_cookies_are_kept(server):
+    base, port = server
+    client = fetcher(port)
+    await client.get(f"{base}/cookie")
+    page = await client.get(f"{base}/headers")
+    assert page.body.endswith(b"cookie=None")
+    await client.aclose()
+
+
+async def test_a_gzip_bomb_stops_at_the_cap_with_flat_memory(server):
+    base, port = server
+    client = fetcher(port, max_body_bytes=1024 * 1024)
+    tracemalloc.start()
+    page = await client.get(f"{base}/bomb")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert page.truncated
+    assert len(page.body) == 1024 * 1024
+    assert peak < 12 * 1024 * 1024
+    await client.aclose()
+
+
+async def test_stacked_encodings_are_undone(server):
+    base, port = server
+    client = fetcher(port)
+    assert (await client.get(f"{base}/double")).body == b"stacked " * 10
+    await client.aclose()
+
+
+async def test_a_50_megabyte_body_is_cut_at_the_cap(server):
+    base, port = server
+    client = fetcher(port)
+    page = await client.get(f"{base}/huge")
+    assert page.truncated
+    assert len(page.body) == 5 * 1024 * 1024
+    assert page.wire_bytes < 6 * 1024 * 1024
+    await client.aclose()
+
+
+async def test_a_trickle_hits_the_overall_deadline(server):
+    base, port = server
+    client = fetcher(port, total_seconds=1.5)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    with pytest.raises(FetchFailed, match="longer than 1.5 s") as failure:
+        await client.get(f"{base}/trickle")
+    assert failure.value.code == "TIMEOUT"
+    assert loop.time() - started < 3
+    await client.aclose()
+
+
+async def test_a_lying_content_length_is_a_clear_failure():
+    async def liar(reader, writer):
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nonly ten b")
+        await writer.drain()
+        writer.close()
+
+    with raw_server(liar) as port:
+        client = fetcher(port)
+        with pytest.raises(FetchFailed, match="broke off") as failure:
+            await client.get(f"http://{TEST_ADDRESS}:{port}/")
+        assert failure.value.code == "UPSTREAM_UNAVAILABLE"
+        await client.aclose()
+
+
+async def test_connection_refused_is_upstream_unavailable():
+    client = fetcher(9)
+    with pytest.raises(FetchFailed, match="could not connect"):
+        await client.get(f"http://{TEST_ADDRESS}:9/")
+    await client.aclose()
+
+
+async def test_tls_keeps_the_name_for_sni_certificate_and_host():
+    authority = trustme.CA()
+    certificate = authority.issue_cert("steward-test.example")
+    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    certificate.configure_cert(server_context)
+    seen: dict[str, str] = {}
+    server_context.sni_callback = lambda connection, name, context: seen.__setitem__("sni", name)
+
+    async def handler(reader, writer):
+        head = await reader.readuntil(b"\r\n\r\n")
+        host = next(line for line in head.decode().split("\r\n") if line.lower().startswith("host:"))
+        seen["host"] = host.split(":", 1)[1].strip()
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok")
+        await writer.drain()
+        writer.close()
+
+    client_context = ssl.create_default_context()
+    authority.configure_trust(client_context)
+    with raw_server(handler, ssl=server_context) as port:
+        client = Fetcher(
+            guard_for(port, {"steward-test.example": [TEST_ADDRESS]}), FetchLimits(), verify=client_context
+        )
+        page = await client.get(f"https://steward-test.example:{port}/")
+        assert page.body == b"ok"
+        assert seen == {"sni": "steward-test.example", "host": f"steward-test.example:{port}"}
+        with pytest.raises(FetchFailed, match="certificate"):
+            other = Fetcher(
+                guard_for(port, {"wrong-name.example": [TEST_ADDRESS]}), FetchLimits(), verify=client_context
+            )
+            await other.get(f"https://wrong-name.example:{port}/")
+        await client.aclose()
+
+
+def test_location_is_absolute():
+    page = FetchedPage(
+        url="http://a.test/x/y",
+        final_url="",
+        status=301,
+        headers={"location": "../z"},
+        body=b"",
+        truncated=False,
+        wire_bytes=0,
+    )
+    assert page.location == "http://a.test/z"
