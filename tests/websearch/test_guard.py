@@ -155,7 +155,7 @@ ALLOWED_URLS = [
 
 @pytest.mark.parametrize("url", REFUSED_URLS)
 def test_refused_before_any_network(url):
-    with pytest.raises(TargetRejected, match="^blocked: "):
+    with pytest.raises(TargetRejected, match=r"^blocked: "):
         check_url(url)
 
 
@@ -169,9 +169,9 @@ def test_public_controls_pass(url, host, port, ip):
 def test_reason_names_the_address():
     with pytest.raises(TargetRejected, match=r"^blocked: private address 10\.0\.0\.5$"):
         check_url("http://10.0.0.5/")
-    with pytest.raises(TargetRejected, match="blocked: link-local address 169.254.169.254"):
+    with pytest.raises(TargetRejected, match=r"blocked: link-local address 169\.254\.169\.254"):
         check_address("169.254.169.254")
-    with pytest.raises(TargetRejected, match="loopback address 127.0.0.1 in 6to4 form"):
+    with pytest.raises(TargetRejected, match=r"loopback address 127\.0\.0\.1 in 6to4 form"):
         check_address("2002:7f00:1::")
 
 
@@ -226,7 +226,7 @@ WILDCARD_NAMES = [
 @pytest.mark.anyio
 @pytest.mark.parametrize(("host", "answers"), WILDCARD_NAMES)
 async def test_resolve_refuses_if_any_answer_is_refused(host, answers):
-    with pytest.raises(TargetRejected, match="^blocked: "):
+    with pytest.raises(TargetRejected, match=r"^blocked: "):
         await resolve(host, 80, resolver=fixed(answers))
 
 
