@@ -1,0 +1,201 @@
+"""web.search against a SearXNG-shaped server on loopback, through the real HTTP API."""
+
+import pytest
+import steward_websearch
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+from steward_websearch.search import plain_text
+
+from steward.testing import serve_app, serve_host
+
+RESULTS = [
+    {
+        "url": f"https://example.org/{n}",
+        "title": f"Result <b>{n}</b>",
+        "content": f"Snippet with <b>bold</b> &amp; entities, number {n}",
+        "engine": "duckduckgo",
+        "publishedDate": None,
+    }
+    for n in range(8)
+] + [{"url": "javascript:alert(1)", "title": "bad", "content": ""}]
+
+
+class SearxShaped:
+    """Answers like SearXNG does, in whichever way a test asks for."""
+
+    def __init__(self) -> None:
+        self.mode = "ok"
+        self.requests: list[dict[str, str]] = []
+
+    def app(self) -> Starlette:
+        async def search(request: Request) -> Response:
+            self.requests.append(dict(request.query_params))
+            if self.mode == "ok":
+                return JSONResponse(
+                    {
+                        "query": request.query_params["q"],
+                        "number_of_results": 0,
+                        "results": RESULTS,
+                        "unresponsive_engines": [],
+                    }
+                )
+            if self.mode == "partial":
+                return JSONResponse({"results": RESULTS[:2], "unresponsive_engines": [["google", "timeout"]]})
+            if self.mode == "all-failed":
+                return JSONResponse(
+                    {
+                        "results": [],
+                        "unresponsive_engines": [
+                            ["google", "timeout"],
+                            ["bing", "CAPTCHA"],
+                            ["brave", "too many requests"],
+                        ],
+                    }
+                )
+            if self.mode == "nothing":
+                return JSONResponse({"results": [], "unresponsive_engines": []})
+            if self.mode == "no-json":
+                return PlainTextResponse("Forbidden", status_code=403)
+            if self.mode == "limited":
+                return PlainTextResponse("Too Many Requests", status_code=429)
+            if self.mode == "bad-request":
+                return JSONResponse({"error": "search error: unknown time_range"}, status_code=400)
+            if self.mode == "garbage":
+                return PlainTextResponse("<html>oops</html>")
+            return PlainTextResponse("boom", status_code=500)
+
+        async def healthz(request: Request) -> Response:
+            return PlainTextResponse("OK")
+
+        return Starlette(routes=[Route("/search", search), Route("/healthz", healthz)])
+
+
+@pytest.fixture(scope="module")
+def searx():
+    upstream = SearxShaped()
+    with serve_app(upstream.app()) as url:
+        yield upstream, url
+
+
+@pytest.fixture
+def served(searx, tmp_path):
+    upstream, url = searx
+    upstream.mode, upstream.requests[:] = "ok", []
+    with serve_host(
+        [steward_websearch], data_dir=tmp_path, config={"plugins": {"websearch": {"searxng_url": url}}}
+    ) as server:
+        server.set_policy("web_search_enabled", True)
+        yield server
+
+
+def search(server, arguments):
+    client = server.client(["invoke"], preapproved=["web.search"])
+    return client.post("/api/v1/capabilities/web.search/invoke", json={"arguments": arguments})
+
+
+def test_results_are_cut_to_five_and_cleaned(served, searx):
+    upstream, _ = searx
+    response = search(served, {"query": "tea in Kyoto", "time_range": "month"})
+    assert response.status_code == 200
+    result = response.json()["result"]
+    assert result["query"] == "tea in Kyoto"
+    assert len(result["results"]) == 5
+    assert result["result_count"] == 8
+    assert result["results"][0] == {
+        "title": "Result 0",
+        "url": "https://example.org/0",
+        "snippet": "Snippet with bold & entities, number 0",
+    }
+    assert upstream.requests == [{"q": "tea in Kyoto", "format": "json", "time_range": "month"}]
+
+
+def test_needs_confirmation_and_the_policy_flag(served, searx):
+    upstream, _ = searx
+    client = served.client(["invoke"])
+    pending = client.post("/api/v1/capabilities/web.search/invoke", json={"arguments": {"query": "the exact query"}})
+    assert pending.status_code == 202
+    assert pending.json()["pending_confirmation"]["arguments"] == {"query": "the exact query", "time_range": None}
+    assert upstream.requests == []
+    token = pending.json()["pending_confirmation"]["token"]
+    done = client.post(
+        "/api/v1/capabilities/web.search/invoke", json={"confirmation": {"token": token, "approve": True}}
+    )
+    assert done.status_code == 200
+    assert len(upstream.requests) == 1
+    served.set_policy("web_search_enabled", False)
+    refused = client.post("/api/v1/capabilities/web.search/invoke", json={"arguments": {"query": "x"}})
+    assert refused.json()["code"] == "CAPABILITY_DISABLED"
+
+
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        ("all-failed", "every search engine failed (bing, brave, google)"),
+        ("no-json", "add json to search.formats"),
+        ("limited", "limiter is on"),
+        ("bad-request", "SearXNG refused the query: search error: unknown time_range"),
+        ("garbage", "did not answer with search JSON"),
+        ("error", "answered HTTP 500"),
+    ],
+)
+def test_searxng_failures_are_failures_never_empty_results(served, searx, mode, message):
+    upstream, _ = searx
+    upstream.mode = mode
+    body = search(served, {"query": "x"}).json()
+    assert (body["status"], body["code"]) == ("failed", "UPSTREAM_UNAVAILABLE")
+    assert message in body["message"]
+    assert body["result"] is None
+
+
+def test_partial_failures_keep_the_results_and_name_the_engines(served, searx):
+    upstream, _ = searx
+    upstream.mode = "partial"
+    result = search(served, {"query": "x"}).json()["result"]
+    assert len(result["results"]) == 2
+    assert result["unresponsive_engines"] == ["google"]
+
+
+def test_no_results_is_an_honest_empty_answer(served, searx):
+    upstream, _ = searx
+    upstream.mode = "nothing"
+    result = search(served, {"query": "x"}).json()["result"]
+    assert (result["results"], result["result_count"]) == ([], 0)
+
+
+def test_searxng_down(tmp_path):
+    config = {"plugins": {"websearch": {"searxng_url": "http://127.0.0.1:9"}}}
+    with serve_host([steward_websearch], data_dir=tmp_path, config=config) as server:
+        server.set_policy("web_search_enabled", True)
+        body = search(server, {"query": "x"}).json()
+        health = server.client().get("/healthz").json()
+    assert (body["code"], body["status"]) == ("UPSTREAM_UNAVAILABLE", "failed")
+    assert "cannot be reached" in body["message"]
+    assert next(check for check in health["checks"] if check["name"] == "searxng")["ok"] is False
+
+
+@pytest.mark.parametrize(
+    ("arguments", "field"),
+    [
+        ({"query": ""}, "$.query"),
+        ({"query": "x" * 501}, "$.query"),
+        ({"query": "x", "time_range": "week"}, "$.time_range"),
+        ({"q": "x"}, "q"),
+    ],
+)
+def test_arguments_are_checked_before_anything_leaves(served, searx, arguments, field):
+    upstream, _ = searx
+    body = search(served, arguments).json()
+    assert body["code"] == "INVALID_ARGUMENTS"
+    assert field in body["message"]
+    assert upstream.requests == []
+
+
+def test_health_check_and_citations(served):
+    health = served.client().get("/healthz").json()
+    assert next(check for check in health["checks"] if check["name"] == "searxng")["ok"] is True
+
+
+def test_plain_text():
+    assert plain_text("<p>a <b>b</b>\n\n c &lt;d&gt; &amp;</p>") == "a b c <d> &"
