@@ -189,6 +189,7 @@ def _html(body: bytes, url: str, kind: str, charset: str | None) -> Document:
     root = html5lib.parse(source, treebuilder="etree", namespaceHTMLElements=False)
     base = _base_url(root, url)
     metadata = _metadata(root, base)
+    readability.flatten_deep(root)
     body_element = root.find("body")
     if body_element is None:
         body_element = root

@@ -121,6 +121,37 @@ def _is_hidden(element: Element) -> bool:
     return "display:none" in style or "visibility:hidden" in style
 
 
+MAX_DEPTH = 150
+
+
+def flatten_deep(root: Element, max_depth: int = MAX_DEPTH) -> None:
+    """Replace whatever is nested deeper than ``max_depth`` by its text.
+
+    Real articles are never that deep; pages that are (broken or hostile markup) would otherwise
+    exhaust the recursion of anything that walks the tree.
+    """
+    stack = [(root, 0)]
+    while stack:
+        element, depth = stack.pop()
+        if depth < max_depth:
+            stack.extend((child, depth + 1) for child in element)
+            continue
+        pieces, pending = [], [element]
+        while pending:
+            node = pending.pop()
+            if isinstance(node, str):
+                pieces.append(node)
+                continue
+            if node is not element and node.tail:
+                pending.append(node.tail)
+            pending.extend(reversed(list(node)))
+            if node.text:
+                pending.append(node.text)
+        for child in list(element):
+            element.remove(child)
+        element.text = " ".join("".join(pieces).split())
+
+
 def remove_boilerplate(root: Element, *, unlikely: bool = True) -> None:
     """Drop invisible and structural boilerplate, and (``unlikely``) elements named like boilerplate."""
     stack = [root]

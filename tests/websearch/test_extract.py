@@ -1,0 +1,213 @@
+"""Extraction without any server: HTML to Markdown, charsets, JSON and jq, text, refusals, the CLI."""
+
+import codecs
+import json
+
+import pytest
+from click.testing import CliRunner
+from steward_websearch.cli import extract_command
+from steward_websearch.extract import InvalidContent, UnsupportedContent, decode, extract
+
+ARTICLE = """<!doctype html>
+<html lang="en-GB"><head>
+<title>Brewing green tea | The Tea Site</title>
+<meta property="og:title" content="Brewing green tea">
+<meta name="author" content="Ada Leaf">
+<meta property="article:published_time" content="2026-03-01T08:00:00Z">
+<meta name="description" content="How to brew it well.">
+<style>body { color: red }</style><script>var tracking = "SCRIPT-TEXT";</script>
+</head><body>
+<header class="site-header"><a href="/">The Tea Site</a> <nav><a href="/a">Home</a> <a href="/b">Shop</a></nav></header>
+<div class="cookie-banner">We use cookies. ACCEPT-COOKIES</div>
+<div class="layout">
+ <aside class="sidebar"><h3>Popular</h3><ul><li><a href="/p1">SIDEBAR-LINK one</a></li><li><a href="/p2">SIDEBAR-LINK two</a></li></ul></aside>
+ <article class="post">
+  <h1>Brewing green tea</h1>
+  <p>Green tea is gentle, and it rewards care: water that is too hot turns it bitter, while water that is too cool leaves it flat. This guide explains, step by step, how to brew it well.</p>
+  <h2>Water</h2>
+  <p>Use water at about 70 to 80 degrees, which is <em>well below</em> boiling, and <strong>never</strong> pour it straight from the kettle onto the leaves. See <a href="/guides/temperature">the temperature guide</a> for details.</p>
+  <ul><li>Soft water works best, as hard water dulls the flavour.</li><li>Filter tap water if it smells of chlorine.</li></ul>
+  <ol><li>Warm the pot.</li><li>Add the leaves.</li></ol>
+  <blockquote><p>Tea is a quiet pleasure, and it asks for patience.</p></blockquote>
+  <pre><code class="language-python">steep(seconds=90)</code></pre>
+  <table><tr><th>Tea</th><th>Degrees</th></tr><tr><td>Sencha</td><td>75</td></tr><tr><td>Gyokuro</td><td>60</td></tr></table>
+  <p>Steep for one to two minutes, then pour everything out, so that the leaves do not keep steeping in the pot and turn the second cup bitter.</p>
+  <div class="share-buttons"><a href="https://twitter.com/share">SHARE-ON-TWITTER</a> <a href="https://facebook.com/share">Facebook</a></div>
+ </article>
+</div>
+<section id="comments" class="comments"><h2>Comments</h2><p>COMMENT-TEXT: great post, thanks, I loved it, really, truly, deeply, madly.</p></section>
+<footer class="site-footer"><p>FOOTER-TEXT © 2026</p><a href="/privacy">Privacy</a></footer>
+</body></html>"""
+
+
+@pytest.fixture(scope="module")
+def article():
+    return extract(ARTICLE.encode(), url="https://tea.example/guides/green", content_type="text/html; charset=utf-8")
+
+
+def test_main_content_is_kept_as_markdown(article):
+    markdown = article.markdown
+    assert markdown.startswith("Green tea is gentle")
+    assert "## Water" in markdown
+    assert "*well below*" in markdown
+    assert "**never**" in markdown
+    assert "[the temperature guide](https://tea.example/guides/temperature)" in markdown
+    assert "- Soft water works best" in markdown
+    assert "1. Warm the pot.\n2. Add the leaves." in markdown
+    assert "> Tea is a quiet pleasure" in markdown
+    assert "```python\nsteep(seconds=90)\n```" in markdown
+    assert "| Tea | Degrees |\n| --- | --- |\n| Sencha | 75 |" in markdown
+    assert markdown.rstrip().endswith("turn the second cup bitter.")
+
+
+@pytest.mark.parametrize(
+    "boilerplate",
+    [
+        "SCRIPT-TEXT",
+        "color: red",
+        "Home",
+        "ACCEPT-COOKIES",
+        "SIDEBAR-LINK",
+        "COMMENT-TEXT",
+        "FOOTER-TEXT",
+        "SHARE-ON-TWITTER",
+    ],
+)
+def test_boilerplate_is_dropped(article, boilerplate):
+    assert boilerplate not in article.markdown
+    assert boilerplate not in article.text
+
+
+def test_metadata_and_title(article):
+    assert article.title == "Brewing green tea"
+    assert article.metadata["byline"] == "Ada Leaf"
+    assert article.metadata["published"] == "2026-03-01T08:00:00Z"
+    assert article.metadata["language"] == "en-GB"
+    assert article.metadata["description"] == "How to brew it well."
+    assert "# Brewing green tea" not in article.markdown
+
+
+def test_plain_text_has_no_syntax(article):
+    assert "**" not in article.text
+    assert "](" not in article.text
+    assert "the temperature guide for details" in article.text
+
+
+def test_token_counts_are_an_estimate(article):
+    assert article.raw_tokens == (len(ARTICLE) + 3) // 4
+    assert article.clean_tokens == (len(article.markdown) + 3) // 4
+    assert article.clean_tokens < article.raw_tokens
+
+
+def test_pages_without_an_article_keep_the_body_minus_boilerplate():
+    page = b"<html><body><nav>MENU</nav><p>Short note.</p><footer>FOOT</footer></body></html>"
+    document = extract(page, url="http://x.example/", content_type="text/html")
+    assert document.markdown == "Short note."
+
+
+def test_base_href_and_unsafe_links():
+    page = b'<html><head><base href="https://cdn.example/docs/"></head><body><p>Read <a href="intro">the intro</a> and <a href="javascript:evil()">this</a>, which is long enough to be the main content of the page for sure.</p></body></html>'
+    markdown = extract(page, url="http://x.example/", content_type="text/html").markdown
+    assert "[the intro](https://cdn.example/docs/intro)" in markdown
+    assert "javascript" not in markdown
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "expected"),
+    [
+        ("café".encode("latin-1"), "text/plain; charset=ISO-8859-1", "café"),
+        ("naïve “quotes”".encode("cp1252"), "text/plain; charset=windows-1252", "naïve “quotes”"),
+        (codecs.BOM_UTF8 + "über".encode(), "text/plain; charset=latin-1", "über"),
+        (codecs.BOM_UTF16_LE + "日本".encode("utf-16-le"), "text/plain", "日本"),
+        ("日本語".encode("shift_jis"), "text/plain; charset=shift_jis", "日本語"),
+        (b"plain ascii", "text/plain", "plain ascii"),
+        ("ünïcode".encode(), "text/plain", "ünïcode"),
+        ("caf\xe9".encode("latin-1"), "text/plain; charset=utf-8", "caf\ufffd"),
+        ("caf\xe9".encode("latin-1"), "text/plain; charset=no-such-charset", "café"),
+    ],
+)
+def test_charsets(body, content_type, expected):
+    assert extract(body, url="http://x.example/", content_type=content_type).markdown == expected
+
+
+def test_meta_charset_is_honoured_when_the_header_is_silent():
+    page = '<html><head><meta charset="windows-1252"></head><body><p>Crème brûlée is a dessert with a burnt sugar top, loved in France and elsewhere.</p></body></html>'
+    assert "Crème brûlée" in extract(page.encode("cp1252"), url="http://x.example/", content_type="text/html").markdown
+
+
+def test_decode_never_raises():
+    assert decode(bytes(range(256)), "utf-8", html=True)
+
+
+def test_json_is_validated_pretty_printed_and_filtered():
+    body = json.dumps({"items": [{"name": "a", "n": 1}, {"name": "b", "n": 2}]}).encode()
+    document = extract(body, url="http://x.example/", content_type="application/json")
+    assert json.loads(document.markdown) == {"items": [{"name": "a", "n": 1}, {"name": "b", "n": 2}]}
+    assert "\n  " in document.markdown
+    filtered = extract(body, url="http://x.example/", content_type="application/json", jq_filter="[.items[].name]")
+    assert json.loads(filtered.markdown) == ["a", "b"]
+    several = extract(body, url="http://x.example/", content_type="application/json", jq_filter=".items[].n")
+    assert json.loads(several.markdown) == [1, 2]
+    problem = extract(body, url="http://x.example/", content_type="application/problem+json")
+    assert problem.content_type == "application/problem+json"
+    with pytest.raises(InvalidContent, match="jq"):
+        extract(body, url="http://x.example/", content_type="application/json", jq_filter=".items[")
+    with pytest.raises(InvalidContent, match="not valid JSON"):
+        extract(b"{oops", url="http://x.example/", content_type="application/json")
+
+
+@pytest.mark.parametrize("kind", ["text/plain", "text/markdown", "text/csv"])
+def test_text_types_come_back_as_they_are(kind):
+    body = b"# not parsed\na,b\n1,2\n"
+    assert extract(body, url="http://x.example/", content_type=kind).markdown == body.decode()
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "message"),
+    [
+        (b"\x89PNG\r\n", "image/png", "unsupported content type 'image/png'"),
+        (b"%PDF-1.7", "application/pdf", "unsupported content type 'application/pdf'"),
+        (b"%PDF-1.7 ...", "text/html", "declared text/html but the body is a PDF document"),
+        (b"\x89PNG\r\n\x1a\n", "text/plain", "a PNG image"),
+        (b"abc\x00\x01\x02", "application/json", "binary"),
+        (b"\x00\x01", "", "application/octet-stream"),
+    ],
+)
+def test_unsupported_and_lies(body, content_type, message):
+    with pytest.raises(UnsupportedContent, match=message.replace("(", r"\(")):
+        extract(body, url="http://x.example/", content_type=content_type)
+
+
+def test_missing_content_type_sniffs_only_html():
+    document = extract(
+        b"<!DOCTYPE html><html><body><p>Hello there.</p></body></html>", url="http://x/", content_type=""
+    )
+    assert document.markdown == "Hello there."
+
+
+def test_broken_markup_never_crashes():
+    for page in (
+        b"<p>unclosed <b>bold <i>italic",
+        b"<table><td>cell",
+        b"</div></div>" * 50,
+        b"<" * 1000,
+        b"",
+        b"<html>" + b"<div>" * 3000 + b"deep",
+    ):
+        extract(page, url="http://x.example/", content_type="text/html")
+
+
+def test_cli_extract(tmp_path):
+    page = tmp_path / "page.html"
+    page.write_text(ARTICLE)
+    runner = CliRunner()
+    markdown = runner.invoke(extract_command, [str(page), "--url", "https://tea.example/"])
+    assert markdown.exit_code == 0
+    assert "[the temperature guide](https://tea.example/guides/temperature)" in markdown.output
+    text = runner.invoke(extract_command, ["-", "--format", "text"], input=ARTICLE)
+    assert "**" not in text.output
+    as_json = json.loads(runner.invoke(extract_command, [str(page), "--format", "json"]).output)
+    assert as_json["title"] == "Brewing green tea"
+    refused = runner.invoke(extract_command, [str(page), "--content-type", "image/png"])
+    assert refused.exit_code == 1
+    assert "unsupported content type" in refused.output
