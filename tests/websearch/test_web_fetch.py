@@ -3,13 +3,13 @@
 import json
 
 import pytest
+import steward_websearch
 from conftest import TEST_ADDRESS
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-import steward_websearch
 from steward.testing import serve_app, serve_host
 
 ARTICLE = "<html><head><title>Kettles</title></head><body><nav>MENU</nav><article>" + "".join(
