@@ -12,9 +12,14 @@ from starlette.routing import Route
 
 from steward.testing import serve_app, serve_host
 
-ARTICLE = "<html><head><title>Kettles</title></head><body><nav>MENU</nav><article>" + "".join(
-    f"<p>Paragraph {n}: a kettle boils water, and a good one does it quietly, quickly and safely.</p>" for n in range(6)
-) + "</article></body></html>"
+ARTICLE = (
+    "<html><head><title>Kettles</title></head><body><nav>MENU</nav><article>"
+    + "".join(
+        f"<p>Paragraph {n}: a kettle boils water, and a good one does it quietly, quickly and safely.</p>"
+        for n in range(6)
+    )
+    + "</article></body></html>"
+)
 
 
 def pages() -> Starlette:
@@ -65,13 +70,17 @@ def test_a_person_approves_the_exact_url_and_it_runs_once(served, site):
     assert pending.status_code == 202
     assert pending.json()["pending_confirmation"]["arguments"] == {"url": url}
     token = pending.json()["pending_confirmation"]["token"]
-    done = client.post("/api/v1/capabilities/web.fetch/invoke", json={"confirmation": {"token": token, "approve": True}})
+    done = client.post(
+        "/api/v1/capabilities/web.fetch/invoke", json={"confirmation": {"token": token, "approve": True}}
+    )
     result = done.json()["result"]
     assert (result["url"], result["final_url"], result["content_type"]) == (url, url, "text/html")
     assert (result["title"], result["redirected"], result["truncated"]) == ("Kettles", False, False)
     assert result["text"].startswith("Paragraph 0: a kettle boils water")
     assert "MENU" not in result["text"]
-    again = client.post("/api/v1/capabilities/web.fetch/invoke", json={"confirmation": {"token": token, "approve": True}})
+    again = client.post(
+        "/api/v1/capabilities/web.fetch/invoke", json={"confirmation": {"token": token, "approve": True}}
+    )
     assert again.status_code == 400
 
 

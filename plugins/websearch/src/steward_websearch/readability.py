@@ -24,7 +24,6 @@ DROPPED = frozenset(
         "object",
         "embed",
         "canvas",
-        "form",
         "button",
         "input",
         "select",
@@ -42,21 +41,23 @@ DROPPED = frozenset(
 HIDDEN_ROLES = frozenset(
     ["navigation", "banner", "contentinfo", "complementary", "dialog", "alertdialog", "search", "menu", "menubar"]
 )
-UNLIKELY = re.compile(
-    r"-ad-|\bads?\b|advert|ai2html|banner|breadcrumb|combx|comment|community|cookie|consent|cover-wrap|disqus|"
-    r"extra|footer|gdpr|header|legends|menu|newsletter|outbrain|pager|pagination|paywall|popup|promo|recommend|"
-    r"related|remark|replies|rss|share|sharing|shoutbox|sidebar|signup|skyscraper|social|sponsor|subscribe|"
-    r"supplemental|taboola|toolbar|agegate|yom-remote|modal",
-    re.IGNORECASE,
+# Words of class and id attributes (split at punctuation and camelCase: "commentsContainer" is
+# "comments container"), matched whole: a substring test would read "pageRow" as "pager".
+UNLIKELY = frozenset(
+    """ad ads adv advert advertisement advertising agegate ai2html banner breadcrumb breadcrumbs combx comment
+    comments community consent cookie cookies disqus footer gdpr header masthead menu modal nav navbar navigation
+    newsletter outbrain pager pagination paywall popup promo promoted recommend recommended related remark replies
+    rss share sharing shoutbox sidebar signup skyscraper social sponsor sponsored subscribe subscription
+    supplemental taboola toolbar""".split()
 )
-MAYBE = re.compile(r"and|article|body|column|content|main|shadow|story|entry|post", re.IGNORECASE)
-POSITIVE = re.compile(r"article|body|content|entry|hentry|h-entry|main|page|post|text|blog|story", re.IGNORECASE)
-NEGATIVE = re.compile(
-    r"-ad-|hidden|banner|combx|comment|com-|contact|foot|footnote|gdpr|masthead|media|meta|outbrain|promo|"
-    r"related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|byline|author|caption|"
-    r"newsletter|subscribe|social|recommend",
-    re.IGNORECASE,
+MAYBE = frozenset("article body column content main shadow".split())
+POSITIVE = frozenset("article body content entry hentry main page post text blog story".split())
+NEGATIVE = frozenset(
+    """ad ads banner byline caption combx comment comments contact foot footer footnote gdpr hidden masthead media
+    meta newsletter outbrain promo recommend related scroll share shopping shoutbox sidebar skyscraper social
+    sponsor subscribe tags tool widget""".split()
 )
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 SCORED = frozenset({"p", "pre", "td", "blockquote"})
 BLOCK_CHILDREN = frozenset(
     [
@@ -108,8 +109,9 @@ TAG_WEIGHT = {
 CLEANED = ("div", "section", "ul", "ol", "table", "figure", "header", "dl")
 
 
-def _label(element: Element) -> str:
-    return f"{element.get('class') or ''} {element.get('id') or ''}"
+def _words(element: Element) -> frozenset[str]:
+    label = f"{element.get('class') or ''} {element.get('id') or ''}"
+    return frozenset(word.lower() for word in _WORD.findall(label))
 
 
 def _is_hidden(element: Element) -> bool:
@@ -153,33 +155,47 @@ def flatten_deep(root: Element, max_depth: int = MAX_DEPTH) -> None:
 
 
 def remove_boilerplate(root: Element, *, unlikely: bool = True) -> None:
-    """Drop invisible and structural boilerplate, and (``unlikely``) elements named like boilerplate."""
+    """Drop invisible and structural boilerplate, and (``unlikely``) elements named like boilerplate.
+
+    An element named like boilerplate that holds half the page's text is kept: sites wrap whole
+    pages in ``Page-ad-margins`` or ``header-wrapper`` as often as they wrap ads. Forms are kept
+    too (ASP.NET pages put everything inside one); their controls are not.
+    """
+    _drop_structural(root)
+    if not unlikely:
+        return
+    measures = Measures(root)
+    total = measures.chars.get(root, 0)
+    stack = [root]
+    while stack:
+        parent = stack.pop()
+        for child in list(parent):
+            tag = child.tag
+            if tag not in KEPT_WHATEVER_THE_NAME:
+                words = _words(child)
+                if words & UNLIKELY and not words & MAYBE and not _holds_the_page(child, measures, total):
+                    remove_keeping_tail(parent, child)
+                    continue
+            stack.append(child)
+
+
+def _drop_structural(root: Element) -> None:
     stack = [root]
     while stack:
         parent = stack.pop()
         for child in list(parent):
             tag = child.tag if isinstance(child.tag, str) else ""
-            if not tag or tag in DROPPED or _is_hidden(child):
+            if not tag or tag.startswith("{") or tag in DROPPED or _is_hidden(child):
                 remove_keeping_tail(parent, child)
-                continue
-            if unlikely and tag not in (
-                "body",
-                "article",
-                "main",
-                "table",
-                "tbody",
-                "tr",
-                "td",
-                "th",
-                "a",
-                "code",
-                "pre",
-            ):
-                label = _label(child)
-                if label.strip() and UNLIKELY.search(label) and not MAYBE.search(label):
-                    remove_keeping_tail(parent, child)
-                    continue
-            stack.append(child)
+            else:
+                stack.append(child)
+
+
+KEPT_WHATEVER_THE_NAME = frozenset({"body", "article", "main", "table", "tbody", "tr", "td", "th", "a", "code", "pre"})
+
+
+def _holds_the_page(element: Element, measures: Measures, total: int) -> bool:
+    return total > 0 and measures.chars.get(element, 0) >= total / 2
 
 
 def remove_keeping_tail(parent: Element, child: Element) -> None:
@@ -221,10 +237,8 @@ class Measures:
 
 
 def _class_weight(element: Element) -> int:
-    label = _label(element)
-    if not label.strip():
-        return 0
-    return (25 if POSITIVE.search(label) else 0) - (25 if NEGATIVE.search(label) else 0)
+    words = _words(element)
+    return (25 if words & POSITIVE else 0) - (25 if words & NEGATIVE else 0)
 
 
 def _paragraph_text(element: Element) -> str:
@@ -316,8 +330,11 @@ def _worthy_paragraph(element: Element, measures: Measures) -> bool:
 def clean(content: Element) -> None:
     """Drop blocks inside the main content that look like link lists, share bars or galleries."""
     measures = Measures(content)
+    total = measures.chars.get(content, 0)
     for element in list(content.iter()):
-        if element.tag not in CLEANED or element is content:
+        if element.tag not in CLEANED or element is content or measures.parent.get(element) is content:
+            continue
+        if _holds_the_page(element, measures, total):
             continue
         parent = measures.parent.get(element)
         if parent is None or not _is_inside(element, content, measures):
