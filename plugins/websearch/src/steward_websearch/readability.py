@@ -217,6 +217,7 @@ class Measures:
         self.parent: dict[Element, Element] = {}
         self.chars: dict[Element, int] = {}
         self.link_chars: dict[Element, int] = {}
+        self.prose_chars: dict[Element, int] = {}
         order: list[Element] = []
         stack = [root]
         while stack:
@@ -230,6 +231,10 @@ class Measures:
             chars = own + sum(self.chars[c] + len((c.tail or "").strip()) for c in element)
             links = chars if element.tag == "a" else sum(self.link_chars[c] for c in element)
             self.chars[element], self.link_chars[element] = chars, links
+            if element.tag == "p":
+                self.prose_chars[element] = chars if links < chars / 2 else 0
+            else:
+                self.prose_chars[element] = sum(self.prose_chars[c] for c in element)
 
     def link_density(self, element: Element) -> float:
         chars = self.chars.get(element, 0)
@@ -239,6 +244,17 @@ class Measures:
 def _class_weight(element: Element) -> int:
     words = _words(element)
     return (25 if words & POSITIVE else 0) - (25 if words & NEGATIVE else 0)
+
+
+def _own_text(element: Element) -> str:
+    """Text that sits directly in ``element`` (between its children), as in ``<div>text<br>text</div>``."""
+    parts = [element.text or ""]
+    parts += [child.tail or "" for child in element]
+    parts += ["".join(child.itertext()) for child in element if child.tag in INLINE]
+    return " ".join(" ".join(parts).split())
+
+
+INLINE = frozenset("a b strong em i span font small big u sub sup abbr cite q mark time code br".split())
 
 
 def _paragraph_text(element: Element) -> str:
@@ -251,14 +267,16 @@ def main_content(body: Element) -> Element | None:
     scores: dict[Element, float] = {}
     for element in body.iter():
         tag = element.tag
-        if tag not in SCORED and not (tag == "div" and not any(child.tag in BLOCK_CHILDREN for child in element)):
-            continue
-        chars = measures.chars.get(element, 0)
-        if chars < 25:
-            continue
-        text = _paragraph_text(element)
+        if tag in SCORED or (tag in ("div", "section") and not any(child.tag in BLOCK_CHILDREN for child in element)):
+            if measures.chars.get(element, 0) < 25:
+                continue
+            text, first = _paragraph_text(element), measures.parent.get(element)
+        else:
+            text, first = _own_text(element), element
+            if len(text) < 25 or tag in ("a", "li", "h1", "h2", "h3", "h4", "h5", "h6"):
+                continue
         score = 1 + text.count(",") + text.count("，") + min(len(text) // 100, 3)
-        ancestor, level = measures.parent.get(element), 0
+        ancestor, level = first, 0
         while ancestor is not None and level < 5:
             if ancestor not in scores:
                 scores[ancestor] = TAG_WEIGHT.get(ancestor.tag, 0) + _class_weight(ancestor)
@@ -287,25 +305,21 @@ def main_content(body: Element) -> Element | None:
 
 
 def _widen(top: Element, scores: dict[Element, float], measures: Measures) -> Element:
-    """Prefer an ancestor when the text is split among several good children of it."""
-    top_score = scores[top]
-    if top_score <= 0:
-        return top
-    alternatives = [
-        candidate for candidate, score in scores.items() if candidate is not top and score >= 0.75 * top_score
-    ]
-    if len(alternatives) < 2:
-        return top
-    ancestors = []
-    ancestor = measures.parent.get(top)
-    while ancestor is not None and ancestor.tag != "body":
-        ancestors.append(ancestor)
-        ancestor = measures.parent.get(ancestor)
-    for ancestor in ancestors:
-        contained = sum(1 for alternative in alternatives if _is_inside(alternative, ancestor, measures))
-        if contained >= 2:
-            return ancestor
-    return top
+    """Prefer a near ancestor that holds clearly more prose than the candidate, without more links.
+
+    Articles split into chunks (between ads, or in a grid) put their paragraphs in cousins that
+    sibling inclusion alone would miss; what the wider choice brings in that is not prose,
+    ``clean`` takes out again.
+    """
+    prose = measures.prose_chars.get(top, 0)
+    best, best_prose = top, prose * 1.5 + 300
+    ancestor, level = measures.parent.get(top), 0
+    while ancestor is not None and ancestor.tag not in ("body", "html") and level < 5:
+        wider = measures.prose_chars.get(ancestor, 0)
+        if wider > best_prose and measures.link_density(ancestor) < 0.3:
+            best, best_prose = ancestor, wider
+        ancestor, level = measures.parent.get(ancestor), level + 1
+    return best
 
 
 def _is_inside(element: Element, ancestor: Element, measures: Measures) -> bool:
