@@ -21,9 +21,11 @@ test: install
 	$(BIN)/python -m pytest
 
 bench: install
+	$(BIN)/python -m pip install --quiet -r requirements-bench.txt
 	$(BIN)/python bench/executor_overhead.py
 	$(BIN)/python bench/http_throughput.py
 	$(BIN)/python bench/turn_overhead.py
+	$(BIN)/python bench/extraction.py
 
 lint: install
 	$(BIN)/ruff check .

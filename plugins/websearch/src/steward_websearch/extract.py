@@ -195,7 +195,7 @@ def _html(body: bytes, url: str, kind: str, charset: str | None) -> Document:
         body_element = root
     readability.remove_boilerplate(body_element)
     content = readability.main_content(body_element)
-    if content is None or readability.Measures(content).chars.get(content, 0) < 100:
+    if content is None:
         content = body_element
     else:
         readability.clean(content)

@@ -10,6 +10,7 @@ link lengths are measured once per tree, bottom-up, so the whole pass stays line
 
 from __future__ import annotations
 
+import functools
 import re
 from xml.etree.ElementTree import Element
 
@@ -110,7 +111,17 @@ CLEANED = ("div", "section", "ul", "ol", "table", "figure", "header", "dl")
 
 
 def _words(element: Element) -> frozenset[str]:
-    label = f"{element.get('class') or ''} {element.get('id') or ''}"
+    classes, identifier = element.get("class"), element.get("id")
+    if not classes and not identifier:
+        return _NO_WORDS
+    return _label_words(f"{classes or ''} {identifier or ''}")
+
+
+_NO_WORDS: frozenset[str] = frozenset()
+
+
+@functools.lru_cache(maxsize=4096)
+def _label_words(label: str) -> frozenset[str]:
     return frozenset(word.lower() for word in _WORD.findall(label))
 
 
@@ -261,8 +272,11 @@ def _paragraph_text(element: Element) -> str:
     return " ".join("".join(element.itertext()).split())
 
 
+MIN_CONTENT_CHARS = 100
+
+
 def main_content(body: Element) -> Element | None:
-    """The element (or a new ``div`` of siblings) holding the main content, or ``None``."""
+    """The element (or a new ``div`` of siblings) holding the main content, or ``None`` if none is."""
     measures = Measures(body)
     scores: dict[Element, float] = {}
     for element in body.iter():
@@ -288,6 +302,8 @@ def main_content(body: Element) -> Element | None:
         scores[candidate] *= 1 - measures.link_density(candidate)
     top = max(scores, key=scores.__getitem__)
     top = _widen(top, scores, measures)
+    if measures.chars.get(top, 0) < MIN_CONTENT_CHARS:
+        return None
     parent = measures.parent.get(top)
     if parent is None:
         return top
