@@ -21,6 +21,7 @@ from steward.testing import serve_app
 pytestmark = pytest.mark.anyio
 
 
+IN_FLIGHT = {"now": 0, "most": 0}
 BOMB = gzip.compress(bytes(100 * 1024 * 1024), compresslevel=9)  # 100 MB of zeros in about 100 kB
 
 
@@ -107,6 +108,13 @@ def site() -> Starlette:
 
         return StreamingResponse(drip(), media_type="text/plain")
 
+    async def slow(request: Request) -> Response:
+        IN_FLIGHT["now"] += 1
+        IN_FLIGHT["most"] = max(IN_FLIGHT["most"], IN_FLIGHT["now"])
+        await asyncio.sleep(0.2)
+        IN_FLIGHT["now"] -= 1
+        return PlainTextResponse("slow")
+
     async def set_cookie(request: Request) -> Response:
         response = PlainTextResponse("cookie set")
         response.set_cookie("session", "secret")
@@ -123,6 +131,7 @@ def site() -> Starlette:
             Route("/huge", huge),
             Route("/trickle", trickle),
             Route("/cookie", set_cookie),
+            Route("/slow", slow),
         ]
     )
 
@@ -292,3 +301,26 @@ def test_location_is_absolute():
         wire_bytes=0,
     )
     assert page.location == "http://a.test/z"
+
+
+async def most_at_once(*requests) -> int:
+    IN_FLIGHT["most"] = 0
+    await asyncio.gather(*requests)
+    return IN_FLIGHT["most"]
+
+
+async def test_per_host_and_global_concurrency_caps(server):
+    base, port = server
+    names = {"a.test": [TEST_ADDRESS], "b.test": [TEST_ADDRESS]}
+    per_host = fetcher(port, names, max_per_host=1)
+    assert (
+        await most_at_once(per_host.get(f"{base}/slow"), per_host.get(f"{base}/slow"), per_host.get(f"{base}/slow"))
+        == 1
+    )
+    assert (
+        await most_at_once(per_host.get(f"http://a.test:{port}/slow"), per_host.get(f"http://b.test:{port}/slow")) == 2
+    )
+    await per_host.aclose()
+    overall = fetcher(port, names, max_concurrency=1)
+    assert await most_at_once(overall.get(f"http://a.test:{port}/slow"), overall.get(f"http://b.test:{port}/slow")) == 1
+    await overall.aclose()
