@@ -10,7 +10,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from steward.testing import serve_app, serve_host
+import steward
+from steward.testing import make_host, serve_app, serve_host
 
 ARTICLE = (
     "<html><head><title>Kettles</title></head><body><nav>MENU</nav><article>"
@@ -141,3 +142,16 @@ def test_only_http_urls_are_arguments(served):
 def test_policy_off_refuses_before_anything(served, site):
     served.set_policy("web_search_enabled", False)
     assert fetch(served, f"{site}/article").json()["code"] == "CAPABILITY_DISABLED"
+
+
+def test_allowed_networks_are_logged_at_start(tmp_path, caplog):
+    config = {"plugins": {"websearch": {"allowed_networks": ["192.168.1.20/32"]}}}
+    with caplog.at_level("WARNING"), serve_host([steward_websearch], data_dir=tmp_path, config=config):
+        pass
+    assert "the fetch guard lets these non-public networks through: 192.168.1.20/32" in caplog.text
+
+
+def test_bad_allowed_networks_stop_the_start(tmp_path):
+    config = {"plugins": {"websearch": {"allowed_networks": ["10.0.0.0/33"]}}}
+    with pytest.raises(steward.ConfigError, match=r"plugins\.websearch: allowed_networks"):
+        make_host([steward_websearch], data_dir=tmp_path, config=config)
