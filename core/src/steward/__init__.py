@@ -7,11 +7,12 @@ private and may change.
 from steward.app import ApiError, create_app, json_response, read_json, require_scope
 from steward.auth import Principal
 from steward.capability import Bounds, Capability, Citation, Classification, InvalidCapability, Network, SideEffect
+from steward.cli import current_config
 from steward.codes import Code
 from steward.config import Config, ConfigError, load_config
 from steward.context import InvocationContext
 from steward.executor import Surface, Turn
-from steward.files import write_atomic
+from steward.files import CorruptFile, read_json_object, write_atomic
 from steward.health import HealthCheck, HealthReport
 from steward.hookspecs import hookimpl
 from steward.host import Host, PluginLoadFailed
@@ -31,6 +32,7 @@ __all__ = [
     "Code",
     "Config",
     "ConfigError",
+    "CorruptFile",
     "HealthCheck",
     "HealthReport",
     "Host",
@@ -51,11 +53,13 @@ __all__ = [
     "Turn",
     "__version__",
     "create_app",
+    "current_config",
     "hookimpl",
     "http_client",
     "json_response",
     "load_config",
     "read_json",
+    "read_json_object",
     "require_scope",
     "write_atomic",
 ]

@@ -1,0 +1,90 @@
+"""``steward homeassistant …``: the same settings as the console, from a terminal."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+import steward
+from steward_homeassistant.household import (
+    SettingsProblem,
+    read_settings,
+    validated_entities,
+    validated_url,
+    write_settings,
+    write_token,
+)
+from steward_homeassistant.routes import settings_view
+
+
+def _data_dir():
+    context = click.get_current_context()
+    options = context.find_root().obj
+    config = steward.load_config(getattr(options, "config", None), data_dir=getattr(options, "data_dir", None))
+    config.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return config.data_dir
+
+
+@click.group("homeassistant")
+def homeassistant() -> None:
+    """Home Assistant settings: URL, token, allowlist (the token is never an argument)."""
+
+
+@homeassistant.command()
+def status() -> None:
+    """Show the settings (never the token)."""
+    click.echo(json.dumps(settings_view(_data_dir()), indent=2))
+
+
+@homeassistant.command("set-url")
+@click.argument("url")
+def set_url(url: str) -> None:
+    """Set the base URL, e.g. http://homeassistant.local:8123."""
+    data_dir = _data_dir()
+    settings = read_settings(data_dir)
+    try:
+        settings.base_url = validated_url(url)
+    except SettingsProblem as problem:
+        raise click.ClickException(str(problem)) from None
+    write_settings(data_dir, settings)
+    click.echo(f"base_url = {settings.base_url}")
+
+
+@homeassistant.command("set-token")
+def set_token() -> None:
+    """Store a long-lived access token, read from standard input or a hidden prompt."""
+    token = sys.stdin.readline() if not sys.stdin.isatty() else click.prompt("Long-lived access token", hide_input=True)
+    try:
+        write_token(_data_dir(), token)
+    except SettingsProblem as problem:
+        raise click.ClickException(str(problem)) from None
+    click.echo("token stored (0600)")
+
+
+@homeassistant.command()
+@click.argument("entity_id")
+def allow(entity_id: str) -> None:
+    """Add an entity to the allowlist."""
+    data_dir = _data_dir()
+    settings = read_settings(data_dir)
+    try:
+        settings.allowlisted_entities = validated_entities([*settings.allowlisted_entities, entity_id])
+    except SettingsProblem as problem:
+        raise click.ClickException(str(problem)) from None
+    write_settings(data_dir, settings)
+    click.echo(f"allowed {entity_id.lower()}")
+
+
+@homeassistant.command()
+@click.argument("entity_id")
+def disallow(entity_id: str) -> None:
+    """Remove an entity from the allowlist."""
+    data_dir = _data_dir()
+    settings = read_settings(data_dir)
+    if entity_id.lower() not in settings.allowlisted_entities:
+        raise click.ClickException(f"{entity_id.lower()} is not on the allowlist")
+    settings.allowlisted_entities.remove(entity_id.lower())
+    write_settings(data_dir, settings)
+    click.echo(f"disallowed {entity_id.lower()}")

@@ -1,0 +1,93 @@
+"""The household's Home Assistant settings and its access token, in the data directory.
+
+``capabilities/home-assistant.json`` holds ``{"enabled", "base_url", "allowlisted_entities"}``
+and is read fresh on every request; the long-lived access token lives apart, in
+``secrets/home-assistant/access-token`` (0600 in a 0700 directory, created when first set), so
+that settings can be shown, copied and backed up without it. Entity ids are compared lower-cased,
+as Home Assistant does.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+import steward
+
+SETTINGS_FILE = Path("capabilities") / "home-assistant.json"
+TOKEN_FILE = Path("secrets") / "home-assistant" / "access-token"
+ENTITY_ID = re.compile(r"^[a-z0-9_]+\.[a-z0-9_]+$")
+URL = re.compile(r"^https?://[^/@\s?#]+(:\d+)?/?$", re.IGNORECASE)
+
+
+class HouseholdSettings(msgspec.Struct, kw_only=True):
+    enabled: bool = False
+    base_url: str = ""
+    allowlisted_entities: list[str] = []
+
+    def allows(self, entity_id: str) -> bool:
+        return entity_id.lower() in self.allowlisted_entities
+
+
+class SettingsProblem(ValueError):
+    """Settings that cannot be saved as given; the message names the field."""
+
+
+def read_settings(data_dir: Path) -> HouseholdSettings:
+    """The current settings; a missing file is the (disabled) default, a corrupt one reads as disabled."""
+    try:
+        raw: Any = steward.read_json_object(data_dir / SETTINGS_FILE) or {}
+    except steward.CorruptFile:
+        return HouseholdSettings()
+    raw = {key: raw[key] for key in ("enabled", "base_url", "allowlisted_entities") if key in raw}
+    try:
+        settings = msgspec.convert(raw, type=HouseholdSettings)
+    except msgspec.ValidationError:
+        return HouseholdSettings()
+    settings.enabled = settings.enabled is True
+    settings.allowlisted_entities = [entity.lower() for entity in settings.allowlisted_entities]
+    return settings
+
+
+def write_settings(data_dir: Path, settings: HouseholdSettings) -> None:
+    steward.write_atomic(data_dir / SETTINGS_FILE, msgspec.json.format(msgspec.json.encode(settings), indent=2) + b"\n")
+
+
+def validated_url(value: str) -> str:
+    value = value.strip()
+    if value and not URL.match(value):
+        raise SettingsProblem(
+            "base_url: must look like http://homeassistant.local:8123 (http or https, a host, an optional port, "
+            "no path, no credentials)"
+        )
+    return value.rstrip("/")
+
+
+def validated_entities(values: list[str]) -> list[str]:
+    lowered = [value.strip().lower() for value in values]
+    bad = [value for value in lowered if not ENTITY_ID.match(value)]
+    if bad:
+        raise SettingsProblem(f"allowlisted_entities: not an entity id (domain.object_id): {', '.join(bad[:5])}")
+    duplicates = sorted({value for value in lowered if lowered.count(value) > 1})
+    if duplicates:
+        raise SettingsProblem(f"allowlisted_entities: listed twice: {', '.join(duplicates)}")
+    return lowered
+
+
+def read_token(data_dir: Path) -> str:
+    try:
+        return (data_dir / TOKEN_FILE).read_text().strip()
+    except FileNotFoundError:
+        return ""
+
+
+def write_token(data_dir: Path, token: str) -> None:
+    token = token.strip()
+    if not token or any(character.isspace() for character in token) or len(token) > 4096:
+        raise SettingsProblem("access_token: must be a single long-lived access token, no spaces")
+    steward.write_atomic(data_dir / TOKEN_FILE, token.encode(), mode=0o600, dir_mode=0o700)
+    (data_dir / TOKEN_FILE).parent.chmod(0o700)
+    (data_dir / TOKEN_FILE).parent.parent.chmod(0o700)
