@@ -301,3 +301,26 @@ def test_corrupt_policy_file_is_not_overwritten(served):
     response = served.client(["settings"]).post("/api/v1/conversation/policy", json={"sample_enabled": True})
     assert (response.status_code, response.json()["error"]["code"]) == (409, "POLICY_FILE_CORRUPT")
     assert path.read_text() == "{broken"
+
+
+def test_a_plugin_can_replace_authentication(sample, tmp_path):
+    import types
+
+    import steward
+    from steward.testing import serve_host
+
+    async def appliance_session(request):
+        if request.headers.get("x-appliance-session") == "valid-session":
+            return steward.Principal("console", frozenset({"invoke"}))
+        return None
+
+    appliance = types.SimpleNamespace(authenticate=steward.hookimpl(appliance_session))
+    plugins = [steward.Plugin("sample", sample), steward.Plugin("appliance", appliance)]
+    with serve_host(plugins, data_dir=tmp_path) as server:
+        url = f"{server.base_url}{INVOKE.format('sample.echo')}"
+        body = {"arguments": {"text": "hi"}}
+        assert httpx.post(url, json=body, headers={"x-appliance-session": "valid-session"}).status_code == 200
+        assert httpx.post(url, json=body, headers={"x-appliance-session": "forged"}).status_code == 401
+        key = server.key(["invoke"])
+        assert httpx.post(url, json=body, headers={"Authorization": f"Bearer {key}"}).status_code == 200
+        assert server.audit_records()[0]["caller"] == "console"

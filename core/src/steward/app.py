@@ -95,7 +95,7 @@ async def read_json(request: Request, body_type: type[T]) -> T:
 
 
 async def authenticate(request: Request) -> Principal | None:
-    principal = host_of(request).hook.authenticate(request=request)
+    principal = host_of(request).authenticate(request)
     if inspect.isawaitable(principal):
         principal = await principal
     return principal
