@@ -95,10 +95,7 @@ async def read_json(request: Request, body_type: type[T]) -> T:
 
 
 async def authenticate(request: Request) -> Principal | None:
-    principal = host_of(request).authenticate(request)
-    if inspect.isawaitable(principal):
-        principal = await principal
-    return principal
+    return await host_of(request).authenticate(request)
 
 
 def require_scope(*scopes: str) -> Callable[[Endpoint], Endpoint]:
