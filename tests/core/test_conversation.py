@@ -348,7 +348,9 @@ def test_unreachable_model_is_503_quickly(sample, tmp_path):
     assert response.status_code == 503
     assert "cannot be reached" in response.json()["error"]["message"]
     assert health["status"] == "degraded"
-    assert next(check for check in health["checks"] if check["name"] == "model")["ok"] is False
+    model_check = next(check for check in health["checks"] if check["name"] == "model")
+    assert model_check["ok"] is False
+    assert model_check["detail"].startswith("cannot be reached at http://127.0.0.1:")
 
 
 def test_the_model_gets_the_api_key_and_nothing_else_does(client, model, served):

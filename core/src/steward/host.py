@@ -14,7 +14,6 @@ import time
 from collections.abc import Sequence
 
 import msgspec
-import pluggy
 
 from steward.audit import AuditLog
 from steward.auth import KeyStore, Principal, bearer_key
@@ -115,10 +114,6 @@ class Host:
             max_rounds=config.model.max_rounds,
         )
         self.health_checks.append(("steward", HealthCheck("model", self.model.check)))
-
-    @property
-    def hook(self) -> pluggy.HookRelay:
-        return self.manager.hook
 
     async def authenticate(self, request) -> Principal | None:
         """Who sent ``request``: plugins' ``authenticate`` in hook order, the key check last.

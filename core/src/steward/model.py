@@ -143,7 +143,10 @@ class ModelClient:
 
     async def check(self) -> str:
         """For health checks: is a server answering at ``base_url``? (``GET models``, no tokens spent)."""
-        response = await self._http().get("models", timeout=3)
+        try:
+            response = await self._http().get("models", timeout=3)
+        except httpx.HTTPError as error:
+            raise ModelUnavailable(f"cannot be reached at {self.config.base_url} ({type(error).__name__})") from None
         if response.status_code >= 500:
             raise ModelUnavailable(f"answered HTTP {response.status_code}")
         return f"answers at {self.config.base_url}"
