@@ -172,7 +172,9 @@ def test_searxng_down(tmp_path):
         health = server.client().get("/healthz").json()
     assert (body["code"], body["status"]) == ("UPSTREAM_UNAVAILABLE", "failed")
     assert "cannot be reached" in body["message"]
-    assert next(check for check in health["checks"] if check["name"] == "searxng")["ok"] is False
+    searxng = next(check for check in health["checks"] if check["name"] == "searxng")
+    assert searxng["ok"] is False
+    assert searxng["detail"] == "cannot be reached at http://127.0.0.1:9 (ConnectError)"
 
 
 @pytest.mark.parametrize(

@@ -144,7 +144,10 @@ def citations(result: SearchResult) -> list[steward.Citation]:
 async def searxng_health(settings: Any) -> str:
     base = settings.searxng_url.rstrip("/")
     async with steward.http_client(timeout=3) as client:
-        response = await client.get(f"{base}/healthz")
+        try:
+            response = await client.get(f"{base}/healthz")
+        except httpx.HTTPError as error:
+            raise RuntimeError(f"cannot be reached at {base} ({type(error).__name__})") from None
     if response.status_code != 200:
         raise RuntimeError(f"SearXNG at {base} answered HTTP {response.status_code}")
     return f"answers at {base}"
