@@ -92,15 +92,7 @@ def extract(body: bytes, *, url: str, content_type: str, jq_filter: str | None =
         return _json(body, kind, charset, jq_filter)
     if kind in TEXT_TYPES:
         text = decode(body, charset, html=False)
-        return Document(
-            title="",
-            markdown=text,
-            text=text,
-            metadata={},
-            content_type=kind,
-            raw_tokens=estimate_tokens(text),
-            clean_tokens=estimate_tokens(text),
-        )
+        return _as_text(text, kind, raw=text)
     raise UnsupportedContent(
         f"unsupported content type {kind!r}: only HTML, JSON and plain text, Markdown or CSV are read"
     )
@@ -162,7 +154,11 @@ def _json(body: bytes, kind: str, charset: str | None, jq_filter: str | None) ->
         raise InvalidContent(f"the body is not valid JSON ({error})") from None
     if jq_filter:
         value = apply_jq(jq_filter, value)
-    text = json.dumps(value, indent=2, ensure_ascii=False)
+    return _as_text(json.dumps(value, indent=2, ensure_ascii=False), kind, raw=raw)
+
+
+def _as_text(text: str, kind: str, *, raw: str) -> Document:
+    """A document whose Markdown and text are the same, with no title or metadata."""
     return Document(
         title="",
         markdown=text,

@@ -58,7 +58,7 @@ BLOCKS = frozenset(
         "ul",
     ]
 )
-SKIPPED = frozenset(
+NEVER_TEXT = frozenset(
     [
         "script",
         "style",
@@ -116,7 +116,7 @@ class Renderer:
             inline.append(element.text)
         for child in element:
             tag = child.tag if isinstance(child.tag, str) else ""
-            if tag in SKIPPED or not tag:
+            if tag in NEVER_TEXT or not tag:
                 pass
             elif tag in BLOCKS:
                 flush()
@@ -217,7 +217,7 @@ class Renderer:
 
     def _inline(self, element: Element, top: bool = False) -> str:
         tag = element.tag if isinstance(element.tag, str) else ""
-        if tag in SKIPPED:
+        if tag in NEVER_TEXT:
             return ""
         parts = [self._escape(element.text or "")]
         for child in element:

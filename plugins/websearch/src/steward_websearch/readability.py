@@ -14,31 +14,18 @@ import functools
 import re
 from xml.etree.ElementTree import Element
 
-DROPPED = frozenset(
-    [
-        "script",
-        "style",
-        "noscript",
-        "template",
-        "svg",
-        "iframe",
-        "object",
-        "embed",
-        "canvas",
-        "button",
-        "input",
-        "select",
-        "textarea",
-        "option",
-        "nav",
-        "aside",
-        "footer",
-        "dialog",
-        "menu",
-        "link",
-        "meta",
-    ]
-)
+from steward_websearch.markdown import NEVER_TEXT
+
+# Never content: what renders no text (NEVER_TEXT), form controls, and page furniture.
+DROPPED = NEVER_TEXT - {"img", "picture", "video", "audio", "source", "track", "map", "area", "head", "title"} | {
+    "nav",
+    "aside",
+    "footer",
+    "dialog",
+    "menu",
+    "link",
+    "meta",
+}
 HIDDEN_ROLES = frozenset(
     ["navigation", "banner", "contentinfo", "complementary", "dialog", "alertdialog", "search", "menu", "menubar"]
 )
