@@ -324,3 +324,15 @@ async def test_per_host_and_global_concurrency_caps(server):
     overall = fetcher(port, names, max_concurrency=1)
     assert await most_at_once(overall.get(f"http://a.test:{port}/slow"), overall.get(f"http://b.test:{port}/slow")) == 1
     await overall.aclose()
+
+
+async def test_requests_with_the_same_settings_share_one_fetcher():
+    from steward_websearch.fetch import fetcher_for
+
+    first = fetcher_for(Guard.configured(allowed_networks=["127.0.0.2/32"]), FetchLimits())
+    again = fetcher_for(Guard.configured(allowed_networks=["127.0.0.2/32"]), FetchLimits())
+    other = fetcher_for(Guard.configured(allowed_networks=["127.0.0.3/32"]), FetchLimits())
+    assert first is again
+    assert other is not first
+    await first.aclose()
+    await other.aclose()

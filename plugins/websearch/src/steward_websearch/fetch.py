@@ -263,10 +263,15 @@ def _connect_failure(error: httpx.ConnectError) -> str:
 _fetchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[object, Fetcher]] = weakref.WeakKeyDictionary()
 
 
-def fetcher_for(guard: Guard, limits: FetchLimits, verify: ssl.SSLContext | bool = True) -> Fetcher:
-    """The fetcher of the running loop for this configuration (pools and semaphores are per loop)."""
+def fetcher_for(guard: Guard, limits: FetchLimits, ca_bundle: str = "") -> Fetcher:
+    """The fetcher of the running loop for this configuration (pools and semaphores are per loop).
+
+    Keyed by the configuration's values, so every request with the same settings shares one
+    connection pool and one set of concurrency caps.
+    """
     per_loop = _fetchers.setdefault(asyncio.get_running_loop(), {})
-    key = (guard, limits, id(verify) if isinstance(verify, ssl.SSLContext) else verify)
+    key = (guard, limits, ca_bundle)
     if key not in per_loop:
+        verify = ssl.create_default_context(cafile=ca_bundle) if ca_bundle else True
         per_loop[key] = Fetcher(guard, limits, verify=verify)
     return per_loop[key]

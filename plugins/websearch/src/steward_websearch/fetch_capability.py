@@ -44,7 +44,7 @@ class FetchResult(msgspec.Struct, kw_only=True):
 
 async def fetch(arguments: FetchArguments, context: steward.InvocationContext) -> FetchResult:
     settings = context.settings
-    fetcher = fetcher_for(settings.guard(), settings.limits(), settings.verify())
+    fetcher = fetcher_for(settings.guard(), settings.limits(), settings.ca_bundle)
     try:
         page = await fetcher.get(arguments.url)
     except TargetRejected as error:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ipaddress
-import ssl
 
 import msgspec
 
@@ -42,6 +41,3 @@ class WebsearchSettings(msgspec.Struct, forbid_unknown_fields=True):
             max_concurrency=self.max_concurrency,
             max_per_host=self.max_per_host,
         )
-
-    def verify(self) -> ssl.SSLContext | bool:
-        return ssl.create_default_context(cafile=self.ca_bundle) if self.ca_bundle else True
