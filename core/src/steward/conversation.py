@@ -10,7 +10,6 @@ registry's capabilities as tools; every proposed call goes through the one execu
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 import time
@@ -23,7 +22,7 @@ import msgspec
 from steward.auth import Principal
 from steward.capability import Citation, Classification
 from steward.codes import Code
-from steward.confirmation import Clock, InvalidConfirmation
+from steward.confirmation import Clock, InvalidConfirmation, token_digest
 from steward.executor import Executor, Surface, Turn
 from steward.model import ModelClient, ToolCall, capability_name, tool_schema
 from steward.outcome import Outcome, PendingConfirmation, Status
@@ -107,19 +106,15 @@ class MemoryPausedTurns:
         with self._lock:
             for key in [key for key, (until, _) in self._turns.items() if until <= now]:
                 del self._turns[key]
-            self._turns[_digest(token)] = (now + self.keep_seconds, turn)
+            self._turns[token_digest(token)] = (now + self.keep_seconds, turn)
 
     async def take(self, token: str) -> PausedTurn | None:
         with self._lock:
-            kept = self._turns.pop(_digest(token), None)
+            kept = self._turns.pop(token_digest(token), None)
         return kept[1] if kept else None
 
     def __len__(self) -> int:
         return len(self._turns)
-
-
-def _digest(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass
