@@ -40,8 +40,8 @@ def register_capabilities() -> list[steward.Capability]:
 
 
 @steward.hookimpl
-def register_routes() -> list:
-    return routes()
+def register_routes(config: steward.Config) -> list:
+    return routes(config)
 
 
 @steward.hookimpl

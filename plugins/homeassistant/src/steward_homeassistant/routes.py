@@ -41,67 +41,60 @@ def settings_view(data_dir: Path) -> dict:
     }
 
 
-def _data_dir(request: Request) -> Path:
-    return request.app.state.host.data_dir
+def routes(config: steward.Config) -> list[Route]:
+    """The settings endpoints of the household whose data directory ``config`` names."""
+    data_dir = config.data_dir
+    ca_bundle = config.plugin_settings("homeassistant").ca_bundle
 
+    @steward.require_scope("settings", "conversation")
+    async def get_settings(request: Request) -> Response:
+        """Home Assistant settings: enabled, base_url, has_access_token, allowlisted_entities (never the token)."""
+        return steward.json_response(settings_view(data_dir))
 
-@steward.require_scope("settings", "conversation")
-async def get_settings(request: Request) -> Response:
-    """Home Assistant settings: enabled, base_url, has_access_token, allowlisted_entities (never the token)."""
-    return steward.json_response(settings_view(_data_dir(request)))
+    @steward.require_scope("settings")
+    async def change_settings(request: Request) -> Response:
+        """Change Home Assistant settings; every field is optional."""
+        change = await steward.read_json(request, SettingsChange)
+        settings = read_settings(data_dir)
+        try:
+            if change.base_url is not None:
+                settings.base_url = validated_url(change.base_url)
+            if change.allowlisted_entities is not None:
+                settings.allowlisted_entities = validated_entities(change.allowlisted_entities)
+            if change.enabled is not None:
+                settings.enabled = change.enabled
+            if change.access_token is not None:
+                write_token(data_dir, change.access_token)
+        except SettingsProblem as problem:
+            raise steward.ApiError("INVALID_REQUEST", str(problem)) from None
+        write_settings(data_dir, settings)
+        return steward.json_response(settings_view(data_dir))
 
+    @steward.require_scope("settings")
+    async def browse_entities(request: Request) -> Response:
+        """Every entity Home Assistant has (for building the allowlist), and a connection test."""
+        settings, token = read_settings(data_dir), read_token(data_dir)
+        if not settings.base_url or not token:
+            connection = {"ok": False, "message": "set base_url and access_token first"}
+            return steward.json_response({"connection": connection, "entities": []})
+        client = HomeAssistantClient(settings.base_url, token, ca_bundle=ca_bundle)
+        try:
+            message = await client.ping()
+            states = await client.states()
+        except steward.CapabilityError as error:
+            return steward.json_response({"connection": {"ok": False, "message": error.message}, "entities": []})
+        entities = [
+            {
+                "entity_id": state["entity_id"].lower(),
+                "name": str((state.get("attributes") or {}).get("friendly_name") or state["entity_id"])[:200],
+                "domain": state["entity_id"].split(".", 1)[0].lower(),
+                "state": str(state.get("state", ""))[:200],
+                "allowlisted": settings.allows(state["entity_id"]),
+            }
+            for state in states
+        ]
+        return steward.json_response({"connection": {"ok": True, "message": message}, "entities": entities})
 
-@steward.require_scope("settings")
-async def change_settings(request: Request) -> Response:
-    """Change Home Assistant settings; every field is optional."""
-    change = await steward.read_json(request, SettingsChange)
-    data_dir = _data_dir(request)
-    settings = read_settings(data_dir)
-    try:
-        if change.base_url is not None:
-            settings.base_url = validated_url(change.base_url)
-        if change.allowlisted_entities is not None:
-            settings.allowlisted_entities = validated_entities(change.allowlisted_entities)
-        if change.enabled is not None:
-            settings.enabled = change.enabled
-        if change.access_token is not None:
-            write_token(data_dir, change.access_token)
-    except SettingsProblem as problem:
-        raise steward.ApiError("INVALID_REQUEST", str(problem)) from None
-    write_settings(data_dir, settings)
-    return steward.json_response(settings_view(data_dir))
-
-
-@steward.require_scope("settings")
-async def browse_entities(request: Request) -> Response:
-    """Every entity Home Assistant has (for building the allowlist), and a connection test."""
-    data_dir = _data_dir(request)
-    settings, token = read_settings(data_dir), read_token(data_dir)
-    if not settings.base_url or not token:
-        connection = {"ok": False, "message": "set base_url and access_token first"}
-        return steward.json_response({"connection": connection, "entities": []})
-    client = HomeAssistantClient(
-        settings.base_url, token, ca_bundle=request.app.state.host.config.plugin_settings("homeassistant").ca_bundle
-    )
-    try:
-        message = await client.ping()
-        states = await client.states()
-    except steward.CapabilityError as error:
-        return steward.json_response({"connection": {"ok": False, "message": error.message}, "entities": []})
-    entities = [
-        {
-            "entity_id": state["entity_id"].lower(),
-            "name": str((state.get("attributes") or {}).get("friendly_name") or state["entity_id"])[:200],
-            "domain": state["entity_id"].split(".", 1)[0].lower(),
-            "state": str(state.get("state", ""))[:200],
-            "allowlisted": settings.allows(state["entity_id"]),
-        }
-        for state in states
-    ]
-    return steward.json_response({"connection": {"ok": True, "message": message}, "entities": entities})
-
-
-def routes() -> list[Route]:
     return [
         Route("/api/v1/conversation/home-assistant", get_settings, methods=["GET"]),
         Route("/api/v1/conversation/home-assistant", change_settings, methods=["POST"]),
