@@ -6,9 +6,6 @@ from sample_plugin import SamplePlugin
 import steward
 from steward.testing import FakeClock, ServedHost, make_host, serve_host
 
-ALICE = steward.Principal("alice", frozenset({"invoke"}))
-BOB = steward.Principal("bob", frozenset({"invoke"}))
-
 
 @pytest.fixture
 def sample() -> SamplePlugin:

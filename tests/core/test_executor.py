@@ -3,7 +3,7 @@
 import asyncio
 
 import pytest
-from conftest import ALICE, BOB
+from principals import ALICE, BOB
 
 from steward import Surface, Turn
 

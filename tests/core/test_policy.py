@@ -1,7 +1,7 @@
 import json
 
 import pytest
-from conftest import ALICE
+from principals import ALICE
 
 from steward import Surface
 from steward.files import write_atomic

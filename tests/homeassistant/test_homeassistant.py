@@ -7,7 +7,7 @@ import pytest
 import steward_homeassistant
 import steward_websearch
 from click.testing import CliRunner
-from conftest import TOKEN
+from ha_shaped import TOKEN
 
 from steward.cli import cli
 from steward.testing import Rule, ScriptedModel, serve_app, serve_host

@@ -8,7 +8,7 @@ import tracemalloc
 import httpcore
 import pytest
 import trustme
-from conftest import TEST_ADDRESS, guard_for, raw_server
+from loopback import TEST_ADDRESS, guard_for, raw_server
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response, StreamingResponse

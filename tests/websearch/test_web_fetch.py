@@ -4,7 +4,7 @@ import json
 
 import pytest
 import steward_websearch
-from conftest import TEST_ADDRESS
+from loopback import TEST_ADDRESS
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
