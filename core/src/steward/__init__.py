@@ -4,19 +4,30 @@ Everything a plugin or an embedding program needs is importable from here; other
 private and may change.
 """
 
-from steward.app import ApiError, create_app, json_response, read_json, require_scope
+from steward.app import ApiError, create_app, invoke_capability, json_response, read_body, read_json, require_scope
 from steward.auth import Principal
-from steward.capability import Bounds, Capability, Citation, Classification, InvalidCapability, Network, SideEffect
+from steward.capability import (
+    Bounds,
+    Capability,
+    Citation,
+    Classification,
+    InvalidCapability,
+    Network,
+    SideEffect,
+    Surface,
+)
 from steward.cli import current_config
-from steward.codes import Code
-from steward.config import Config, ConfigError, load_config
+from steward.client import ClientSettings, ClientSettingsError, load_client_settings, server_client
+from steward.codes import Code, http_status
+from steward.config import Config, ConfigError, ModelConfig, load_config
 from steward.context import InvocationContext
-from steward.executor import Surface, Turn
+from steward.executor import Turn
 from steward.files import CorruptFile, read_json_object, write_atomic
 from steward.health import HealthCheck, HealthReport
 from steward.hookspecs import hookimpl
 from steward.host import Host, PluginLoadFailed
 from steward.http_client import http_client
+from steward.model import ModelClient, ModelUnavailable
 from steward.outcome import CapabilityError, Outcome, PendingConfirmation, Rejection, Stage, Status
 from steward.plugins import Plugin
 from steward.policy import PolicyFlag
@@ -29,6 +40,8 @@ __all__ = [
     "CapabilityError",
     "Citation",
     "Classification",
+    "ClientSettings",
+    "ClientSettingsError",
     "Code",
     "Config",
     "ConfigError",
@@ -38,6 +51,9 @@ __all__ = [
     "Host",
     "InvalidCapability",
     "InvocationContext",
+    "ModelClient",
+    "ModelConfig",
+    "ModelUnavailable",
     "Network",
     "Outcome",
     "PendingConfirmation",
@@ -56,10 +72,15 @@ __all__ = [
     "current_config",
     "hookimpl",
     "http_client",
+    "http_status",
+    "invoke_capability",
     "json_response",
+    "load_client_settings",
     "load_config",
+    "read_body",
     "read_json",
     "read_json_object",
     "require_scope",
+    "server_client",
     "write_atomic",
 ]

@@ -12,7 +12,7 @@ import functools
 import inspect
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 import msgspec
@@ -24,10 +24,10 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from steward.auth import Principal
+from steward.capability import Surface
 from steward.codes import Code, http_status
 from steward.confirmation import InvalidConfirmation
 from steward.conversation import ChatMessage
-from steward.executor import Surface
 from steward.files import CorruptFile
 from steward.health import LoadError
 from steward.host import Host
@@ -92,6 +92,18 @@ async def read_json(request: Request, body_type: type[T]) -> T:
         raise ApiError(Code.INVALID_REQUEST, f"invalid request: {error}") from None
     except msgspec.DecodeError as error:
         raise ApiError(Code.INVALID_REQUEST, f"request body is not valid JSON: {error}") from None
+
+
+async def invoke_capability(
+    request: Request, name: str, arguments: bytes | Mapping[str, Any], *, surface: str = Surface.SERVICE
+) -> Outcome:
+    """Run ``name`` for the caller of ``request`` (an endpoint behind :func:`require_scope`).
+
+    For plugin routes that offer a capability under a wire format of their own, as the fetch
+    service does: the six stages, the household's policy, pre-approval and the audit log apply
+    exactly as on the invoke endpoint. ``arguments`` are validated here, at stage 2.
+    """
+    return await host_of(request).executor.invoke(name, arguments, caller=request.state.principal, surface=surface)
 
 
 async def authenticate(request: Request) -> Principal | None:
@@ -167,6 +179,7 @@ def describe_capability(entry: Registered) -> dict[str, Any]:
         "plugin": entry.plugin,
         "classification": capability.classification,
         "policy_key": capability.policy_key,
+        "surfaces": sorted(capability.surfaces),
         "bounds": {
             "timeout_seconds": capability.bounds.timeout_seconds,
             "max_result_bytes": capability.bounds.max_result_bytes,

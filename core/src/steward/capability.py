@@ -36,6 +36,17 @@ class Network(enum.StrEnum):
     EXTERNAL = "external"
 
 
+class Surface(enum.StrEnum):
+    """Where a request comes from; pre-approval applies only on ``invoke`` and ``service``."""
+
+    CONVERSATION = "conversation"
+    INVOKE = "invoke"
+    SERVICE = "service"
+    CLI = "cli"
+
+
+EVERY_SURFACE = frozenset(Surface)
+
 Confirmation = Literal["automatic", "required", "preapproved"]
 
 
@@ -88,6 +99,11 @@ class Capability:
     given, is ``(arguments, context) -> Rejection | None`` (sync or async) and runs at stage 3,
     before any confirmation is issued, so it must not touch the network. ``citations``, if given,
     turns a result into the :class:`Citation` list a conversation shows beside the answer.
+
+    ``surfaces`` narrows where the capability is offered (every surface by default). One name may
+    be declared twice by one plugin for disjoint surfaces: the fetch service's ``web.fetch`` takes
+    a service request (modes, jq, redirects followed) where the model's takes a bare URL, yet both
+    are "web.fetch" to the household's policy, to pre-approval and to the audit log.
     """
 
     name: str
@@ -102,6 +118,7 @@ class Capability:
     policy_check: PolicyCheck | None = None
     bounds: Bounds = field(default_factory=Bounds)
     citations: CitationsOf | None = None
+    surfaces: frozenset[Surface] = EVERY_SURFACE
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not NAME_PATTERN.match(self.name):
@@ -134,6 +151,12 @@ class Capability:
             raise InvalidCapability(f"{self.name}: citations must be callable")
         if not isinstance(self.bounds, Bounds):
             raise InvalidCapability(f"{self.name}: bounds must be a steward.Bounds")
+        try:
+            object.__setattr__(self, "surfaces", frozenset(Surface(surface) for surface in self.surfaces))
+        except (TypeError, ValueError) as error:
+            raise InvalidCapability(f"{self.name}: surfaces: {error}") from None
+        if not self.surfaces:
+            raise InvalidCapability(f"{self.name}: surfaces must name at least one surface")
 
     @functools.cached_property
     def requires_confirmation(self) -> bool:

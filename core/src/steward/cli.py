@@ -22,9 +22,15 @@ import httpx
 import msgspec
 
 from steward.auth import SCOPES, KeyStore, KeyStoreError, Principal
-from steward.client import ClientSettingsError, load_client_settings, server_client
+from steward.capability import Surface
+from steward.client import (
+    ClientSettings,
+    ClientSettingsError,
+    load_client_settings,
+    save_client_settings,
+    server_client,
+)
 from steward.config import Config, ConfigError, load_config
-from steward.executor import Surface
 from steward.host import Host, PluginLoadFailed
 from steward.outcome import Outcome, Status
 from steward.plugins import call_each, describe, discover, plugin_manager
@@ -152,6 +158,7 @@ def capabilities(as_json: bool) -> None:
             f"{item['name']} v{item['version']}  {classification.side_effect}/{classification.network}, "
             f"confirmation {classification.confirmation}"
             + (f", needs {item['policy_key']}" if item["policy_key"] else "")
+            + ("" if len(item["surfaces"]) == len(Surface) else f", only on {', '.join(item['surfaces'])}")
         )
         click.echo(f"    {item['description']}")
 
@@ -277,6 +284,28 @@ def policy_set(flag: str, value: bool) -> None:
         )
     host.policy.set(flag, value)
     click.echo(f"{flag} = {'true' if value else 'false'}")
+
+
+@cli.command()
+@click.option("--url", default="http://127.0.0.1:8092", show_default=True, help="The Steward server.")
+def login(url: str) -> None:
+    """Save the server URL and a key (asked for, never an argument) in client.toml, mode 0600.
+
+    The key is checked against the server first; ``steward fetch``, ``search`` and ``chat`` use it.
+    """
+    key = click.prompt("key", hide_input=True).strip()
+    settings = ClientSettings(url=url.rstrip("/"), key=key)
+    try:
+        with server_client(settings, timeout=10) as client:
+            response = client.get("/api/v1/capabilities")
+    except httpx.HTTPError as error:
+        raise click.ClickException(f"cannot reach {url} ({type(error).__name__})") from None
+    if response.status_code == 401:
+        raise click.ClickException(f"{url} does not accept this key")
+    if response.status_code != 200:
+        raise click.ClickException(f"{url} answered HTTP {response.status_code}; is it a Steward server?")
+    path = save_client_settings(settings)
+    click.echo(f"saved {path} (mode 0600)")
 
 
 @cli.command()

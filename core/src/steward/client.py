@@ -20,7 +20,9 @@ from pathlib import Path
 
 import httpx
 import msgspec
+import tomli_w
 
+from steward.files import write_atomic
 from steward.http_client import USER_AGENT
 
 
@@ -59,6 +61,13 @@ def load_client_settings(environ: Mapping[str, str] = os.environ) -> ClientSetti
     if not settings.key:
         raise ClientSettingsError(f'no key: put key = "stw_…" in {path} (mode 0600) or set STEWARD_KEY')
     return settings
+
+
+def save_client_settings(settings: ClientSettings, environ: Mapping[str, str] = os.environ) -> Path:
+    """Write ``client.toml`` with mode 0600 from the first byte (never readable by others, even briefly)."""
+    path = client_settings_path(environ)
+    write_atomic(path, tomli_w.dumps(msgspec.to_builtins(settings)).encode(), mode=0o600)
+    return path
 
 
 def server_client(settings: ClientSettings, timeout: float = 120) -> httpx.Client:

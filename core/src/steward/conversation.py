@@ -20,10 +20,10 @@ from typing import Annotated, Any, Literal, Protocol
 import msgspec
 
 from steward.auth import Principal
-from steward.capability import Citation, Classification
+from steward.capability import Citation, Classification, Surface
 from steward.codes import Code
 from steward.confirmation import Clock, InvalidConfirmation, token_digest
-from steward.executor import Executor, Surface, Turn
+from steward.executor import Executor, Turn
 from steward.model import ModelClient, ToolCall, capability_name, tool_schema
 from steward.outcome import Outcome, PendingConfirmation, Status
 from steward.registry import Registry
@@ -159,7 +159,7 @@ class Conversation:
     @property
     def tools(self) -> list[dict[str, Any]]:
         if self._tools is None:
-            self._tools = [tool_schema(entry) for entry in self.registry]
+            self._tools = [tool_schema(entry) for entry in self.registry.offered_on(Surface.CONVERSATION)]
         return self._tools
 
     async def start(self, history: list[ChatMessage], caller: Principal) -> tuple[TurnReply, float]:
@@ -248,7 +248,7 @@ class Conversation:
             )
         )
         if outcome.status is Status.OK:
-            entry = self.registry.get(outcome.capability)
+            entry = self.registry.get(outcome.capability, Surface.CONVERSATION)
             cite: Callable | None = entry.capability.citations if entry else None
             if cite is not None:
                 known = {citation.url for citation in state.citations}

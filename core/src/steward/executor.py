@@ -9,7 +9,6 @@ token was issued for, so a capability disabled while the person was deciding doe
 
 from __future__ import annotations
 
-import enum
 import inspect
 import logging
 import time
@@ -21,7 +20,7 @@ import msgspec
 
 from steward.audit import AuditLog
 from steward.auth import Principal
-from steward.capability import Classification
+from steward.capability import Classification, Surface
 from steward.codes import Code
 from steward.confirmation import ConfirmationRequest, ConfirmationStore, InvalidConfirmation
 from steward.context import InvocationContext
@@ -33,13 +32,6 @@ from steward.registry import Registered, Registry
 log = logging.getLogger("steward.executor")
 
 _encode = msgspec.json.Encoder().encode
-
-
-class Surface(enum.StrEnum):
-    CONVERSATION = "conversation"
-    INVOKE = "invoke"
-    SERVICE = "service"
-    CLI = "cli"
 
 
 PREAPPROVAL_SURFACES = frozenset({Surface.INVOKE, Surface.SERVICE})
@@ -95,7 +87,7 @@ class Executor:
         entry: Registered | None = None
         confirmation: str | None = None
         try:
-            entry = self._resolve(name, version)
+            entry = self._resolve(name, version, surface)
             validated = self._validate(entry, arguments)
             context = self.context_for(entry, caller, surface)
             await self._check_policy(entry, validated, context, turn or Turn())
@@ -132,7 +124,7 @@ class Executor:
         try:
             request, expired = await self._consume(token, caller, surface, capability)
             name = request.capability
-            entry = self._resolve(request.capability, request.version)
+            entry = self._resolve(request.capability, request.version, surface)
             if expired:
                 raise _Stop(
                     Stage.CONFIRM,
@@ -151,10 +143,13 @@ class Executor:
         return self._record(outcome, caller, surface, None)
 
     # stage 1
-    def _resolve(self, name: str, version: int | None) -> Registered:
-        entry = self.registry.get(name)
+    def _resolve(self, name: str, version: int | None, surface: str) -> Registered:
+        entry = self.registry.get(name, surface)
         if entry is None:
-            raise _Stop(Stage.RESOLVE, Status.REJECTED, Code.CAPABILITY_NOT_FOUND, f"no capability named {name!r}")
+            reason = f"no capability named {name!r}"
+            if self.registry.get(name) is not None:
+                reason = f"{name} is not offered on the {surface} surface"
+            raise _Stop(Stage.RESOLVE, Status.REJECTED, Code.CAPABILITY_NOT_FOUND, reason)
         if version is not None and version != entry.capability.version:
             raise _Stop(
                 Stage.RESOLVE,

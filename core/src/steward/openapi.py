@@ -11,6 +11,8 @@ from typing import Any
 
 from starlette.routing import BaseRoute, Route
 
+from steward.capability import EVERY_SURFACE
+from steward.registry import Registered
 from steward.version import __version__
 
 ERROR = {"$ref": "#/components/schemas/Error"}
@@ -48,11 +50,19 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
+def _label(entry: Registered) -> str:
+    """The capability's name, qualified by its surfaces when it is not offered everywhere."""
+    capability = entry.capability
+    if capability.surfaces == EVERY_SURFACE:
+        return capability.name
+    return f"{capability.name}[{','.join(sorted(capability.surfaces))}]"
+
+
 def openapi_document(host: Any, routes: list[BaseRoute]) -> dict[str, Any]:
     schemas: dict[str, Any] = {"Error": _ERROR_SCHEMA}
     for entry in host.registry:
         for role, schema in (("arguments", entry.arguments_schema), ("result", entry.result_schema)):
-            schemas.update(_namespaced(schema, f"{entry.capability.name}.{role}"))
+            schemas.update(_namespaced(schema, f"{_label(entry)}.{role}"))
     paths: dict[str, Any] = {}
     for route in routes:
         if not isinstance(route, Route):

@@ -1,4 +1,4 @@
-"""The capabilities of the loaded plugins, by name, with what the executor needs precomputed."""
+"""The capabilities of the loaded plugins, by name and surface, with what the executor needs precomputed."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from steward.capability import Capability, InvalidCapability
 
 
 class DuplicateCapability(ValueError):
-    """Two plugins declared one name: always a start-up error, whatever ``strict`` says."""
+    """One name declared twice for one surface, or by two plugins: always a start-up error."""
 
 
 @dataclass(frozen=True)
@@ -53,26 +53,46 @@ def register(capability: Capability, plugin: str) -> Registered:
 
 
 class Registry:
+    """Every declaration of a name, one per surface it is offered on."""
+
     def __init__(self) -> None:
-        self._entries: dict[str, Registered] = {}
+        self._entries: dict[str, list[Registered]] = {}
 
     def add(self, entry: Registered) -> None:
-        existing = self._entries.get(entry.capability.name)
-        if existing is not None:
-            raise DuplicateCapability(
-                f"capability {entry.capability.name!r} is declared by both plugin "
-                f"{existing.plugin!r} and plugin {entry.plugin!r}"
-            )
-        self._entries[entry.capability.name] = entry
+        name = entry.capability.name
+        for existing in self._entries.get(name, []):
+            if existing.plugin != entry.plugin:
+                raise DuplicateCapability(
+                    f"capability {name!r} is declared by both plugin {existing.plugin!r} and plugin {entry.plugin!r}"
+                )
+            shared = existing.capability.surfaces & entry.capability.surfaces
+            if shared:
+                raise DuplicateCapability(
+                    f"plugin {entry.plugin!r} declares capability {name!r} twice for the "
+                    f"{', '.join(sorted(shared))} surface"
+                )
+        self._entries.setdefault(name, []).append(entry)
 
-    def get(self, name: str) -> Registered | None:
-        return self._entries.get(name)
+    def get(self, name: str, surface: str | None = None) -> Registered | None:
+        """The declaration of ``name`` offered on ``surface`` (with no surface: the first declared)."""
+        for entry in self._entries.get(name, ()):
+            if surface is None or surface in entry.capability.surfaces:
+                return entry
+        return None
+
+    def offered_on(self, surface: str) -> list[Registered]:
+        return [entry for entry in self if surface in entry.capability.surfaces]
 
     def __iter__(self) -> Iterator[Registered]:
-        return iter(sorted(self._entries.values(), key=lambda entry: entry.capability.name))
+        return iter(
+            sorted(
+                (entry for entries in self._entries.values() for entry in entries),
+                key=lambda entry: (entry.capability.name, sorted(entry.capability.surfaces)),
+            )
+        )
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return sum(len(entries) for entries in self._entries.values())
 
     def of_plugin(self, plugin: str) -> list[str]:
-        return sorted(name for name, entry in self._entries.items() if entry.plugin == plugin)
+        return sorted(name for name, entries in self._entries.items() if entries[0].plugin == plugin)

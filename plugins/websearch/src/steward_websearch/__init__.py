@@ -1,13 +1,18 @@
-"""Steward plugin ``websearch``: web.search on SearXNG, web.fetch behind the SSRF guard."""
+"""Steward plugin ``websearch``: web.search on SearXNG, web.fetch behind the SSRF guard, and the
+fetch service for agent fleets (``/v1/fetch``, ``/v1/search``, Firecrawl-compatible ``/v2/…``)."""
 
 import logging
 
 import click
+from starlette.routing import BaseRoute
 
 import steward
-from steward_websearch.cli import extract_command
+from steward_websearch.cli import extract_command, fetch_command, search_command
 from steward_websearch.fetch_capability import fetch_capability
+from steward_websearch.firecrawl import firecrawl_routes
 from steward_websearch.search import search_capability, searxng_health
+from steward_websearch.service import service_capabilities
+from steward_websearch.service_api import ServiceGate, native_routes
 from steward_websearch.settings import WebsearchSettings
 
 log = logging.getLogger("steward.plugins.websearch")
@@ -30,7 +35,7 @@ def register_capabilities(config: steward.Config) -> list[steward.Capability]:
     settings = config.plugin_settings("websearch")
     if settings.allowed_networks:
         log.warning("the fetch guard lets these non-public networks through: %s", ", ".join(settings.allowed_networks))
-    return [search_capability(), fetch_capability()]
+    return [search_capability(), fetch_capability(), *service_capabilities()]
 
 
 @steward.hookimpl
@@ -40,5 +45,12 @@ def register_health_checks(config: steward.Config) -> list[steward.HealthCheck]:
 
 
 @steward.hookimpl
+def register_routes(config: steward.Config) -> list[BaseRoute]:
+    gate = ServiceGate(config.plugin_settings("websearch"))
+    return [*native_routes(gate), *firecrawl_routes(gate)]
+
+
+@steward.hookimpl
 def register_commands(cli: click.Group) -> None:
-    cli.add_command(extract_command)
+    for command in (extract_command, fetch_command, search_command):
+        cli.add_command(command)

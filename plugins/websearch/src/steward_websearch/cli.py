@@ -1,13 +1,21 @@
-"""``steward extract``: clean a local HTML (or JSON, or text) file, with no network at all."""
+"""The plugin's commands: ``steward extract`` (a local file, no network at all), and ``steward
+fetch`` / ``steward search``, clients of a running server's fetch service that an agent can use
+instead of ``curl | python`` (the server and key come from ``client.toml``, see ``steward login``).
+"""
 
 from __future__ import annotations
 
+import enum
+import json
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
+import httpx
 import msgspec
 
+import steward
 from steward_websearch.extract import InvalidContent, UnsupportedContent, extract
 
 
@@ -31,3 +39,127 @@ def extract_command(source: Path, url: str, content_type: str, output: str) -> N
         click.echo(msgspec.json.format(msgspec.json.encode(document), indent=2))
     else:
         click.echo(document.markdown if output == "markdown" else document.text)
+
+
+class ExitCode(enum.IntEnum):
+    """What ``steward fetch`` and ``steward search`` exit with, for scripts to branch on."""
+
+    OK = 0
+    FAILED = 1  # a bad request, a busy server, no server
+    REFUSED = 2  # the guard refused the target
+    UPSTREAM = 3  # the site or SearXNG failed or refused
+    AUTH = 4  # no key, a wrong key, or a key without the service
+
+
+_UPSTREAM_CODES = frozenset(
+    {"UPSTREAM_BLOCKED", "UPSTREAM_UNAVAILABLE", "FETCH_HTTP_ERROR", "TIMEOUT", "TOO_MANY_REDIRECTS", "TLS_FAILED"}
+    | {"DNS_RESOLUTION_FAILED", "UNSUPPORTED_CONTENT_TYPE", "INVALID_CONTENT", "EXECUTION_FAILED"}
+)
+
+
+@click.command("fetch")
+@click.argument("url")
+@click.option("--question", "-q", help="What you want from the page (focuses --mode digest).")
+@click.option("--mode", type=click.Choice(["clean", "raw", "digest"]), default="clean", show_default=True)
+@click.option("--jq", "jq_filter", help="A jq filter for JSON responses.")
+@click.option("--recover", is_flag=True, help="Try archived copies if the site refuses.")
+@click.option("--max-tokens", type=int, help="Cut the content to about this many tokens.")
+@click.option("--json", "as_json", is_flag=True, help="Print the service's JSON answer.")
+def fetch_command(
+    url: str,
+    question: str | None,
+    mode: str,
+    jq_filter: str | None,
+    recover: bool,
+    max_tokens: int | None,
+    as_json: bool,
+) -> None:
+    """Fetch URL through a Steward server's fetch service (not curl): guarded, cleaned, compact.
+
+    The server and key come from ~/.config/steward/client.toml (steward login). Exit status:
+    0 ok, 2 refused by the guard, 3 the site failed or refused, 4 key problem, 1 anything else.
+    """
+    payload: dict[str, object] = {"url": url, "mode": mode, "recover": recover}
+    for name, value in (("question", question), ("jq", jq_filter), ("max_tokens", max_tokens)):
+        if value is not None:
+            payload[name] = value
+    body = _call("/v1/fetch", payload)
+    if as_json:
+        click.echo(json.dumps(body, indent=2, ensure_ascii=False))
+    else:
+        source = body["source"]
+        title = body.get("metadata", {}).get("title")
+        if title:
+            click.echo(f"# {title}")
+        snapshot = f", archived copy from {source['snapshot']['captured_at']}" if source.get("snapshot") else ""
+        cached = ", cached" if source["cached"] else ""
+        click.echo(f"source: {source['final_url']} ({source['status']}, {source['content_type']}{cached}{snapshot})")
+        click.echo()
+        click.echo(body["content"])
+    for warning in body["warnings"]:
+        click.echo(f"warning: {warning}", err=True)
+
+
+@click.command("search")
+@click.argument("query")
+@click.option("--k", "k", type=click.IntRange(1, 20), default=5, show_default=True, help="How many results.")
+@click.option("--question", "-q", help="Rank results that address this first.")
+@click.option("--json", "as_json", is_flag=True, help="Print the service's JSON answer.")
+def search_command(query: str, k: int, question: str | None, as_json: bool) -> None:
+    """Search the web through a Steward server's fetch service (its SearXNG).
+
+    Exit status as for ``steward fetch``.
+    """
+    payload: dict[str, object] = {"query": query, "k": k}
+    if question:
+        payload["question"] = question
+    body = _call("/v1/search", payload)
+    if as_json:
+        click.echo(json.dumps(body, indent=2, ensure_ascii=False))
+    else:
+        for position, hit in enumerate(body["results"], start=1):
+            click.echo(f"{position}. {hit['title']}\n   {hit['url']}")
+            if hit["snippet"]:
+                click.echo(f"   {hit['snippet']}")
+    for warning in body["warnings"]:
+        click.echo(f"warning: {warning}", err=True)
+
+
+def _call(path: str, payload: dict[str, object]) -> dict:
+    try:
+        settings = steward.load_client_settings()
+    except steward.ClientSettingsError as error:
+        _fail(str(error), ExitCode.AUTH)
+    try:
+        with steward.server_client(settings) as client:
+            response = client.post(path, json=payload)
+    except httpx.HTTPError as error:
+        _fail(f"cannot reach {settings.url} ({type(error).__name__})", ExitCode.FAILED)
+    try:
+        body = response.json()
+    except ValueError:
+        _fail(f"{settings.url} answered HTTP {response.status_code} without JSON", ExitCode.FAILED)
+    if response.status_code != 200:
+        error = body.get("error") if isinstance(body.get("error"), dict) else {}
+        code, message = error.get("code", "?"), error.get("message", "")
+        if "hint" in body:
+            message += f" (next: {'--recover' if body['hint'] == 'recover' else 'a real browser'})"
+        if response.status_code == 429 and "retry-after" in response.headers:
+            message += f" (retry after {response.headers['retry-after']} s)"
+        _fail(f"{code}: {message}", _exit_code(response.status_code, code))
+    return body
+
+
+def _exit_code(status: int, code: str) -> ExitCode:
+    if status == 401 or code == "FORBIDDEN":
+        return ExitCode.AUTH
+    if code == "FETCH_TARGET_REJECTED":
+        return ExitCode.REFUSED
+    if code in _UPSTREAM_CODES or status in (502, 503, 504):
+        return ExitCode.UPSTREAM
+    return ExitCode.FAILED
+
+
+def _fail(message: str, code: ExitCode) -> NoReturn:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)

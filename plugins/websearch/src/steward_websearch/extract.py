@@ -21,6 +21,7 @@ import json
 import re
 from typing import Any
 from urllib.parse import urljoin
+from xml.etree import ElementTree
 from xml.etree.ElementTree import Element
 
 import html5lib
@@ -62,6 +63,8 @@ class Document(msgspec.Struct, kw_only=True):
     content_type: str
     raw_tokens: int
     clean_tokens: int
+    links: list[str] = []
+    html: str = ""
 
 
 def estimate_tokens(text: str) -> int:
@@ -79,15 +82,28 @@ def media_type(content_type: str) -> tuple[str, str | None]:
     return kind.strip().lower(), charset
 
 
-def extract(body: bytes, *, url: str, content_type: str, jq_filter: str | None = None) -> Document:
-    """Turn ``body`` into a :class:`Document`; usable without any server."""
+def extract(
+    body: bytes,
+    *,
+    url: str,
+    content_type: str,
+    jq_filter: str | None = None,
+    main_content_only: bool = True,
+    with_html: bool = False,
+) -> Document:
+    """Turn ``body`` into a :class:`Document`; usable without any server.
+
+    For HTML, ``links`` lists every http(s) link of the page; ``main_content_only=False`` keeps
+    the whole page (navigation and footers too, scripts and styles never); ``with_html`` adds the
+    kept content as HTML (what Firecrawl's ``html`` format is).
+    """
     kind, charset = media_type(content_type)
     if not kind:
         kind = "text/html" if _looks_like_html(body) else "application/octet-stream"
     if kind in HTML_TYPES or kind in JSON_TYPES or kind in TEXT_TYPES:
         _refuse_binary(body, kind)
     if kind in HTML_TYPES:
-        return _html(body, url, kind, charset)
+        return _html(body, url, kind, charset, main_content_only=main_content_only, with_html=with_html)
     if kind in JSON_TYPES or kind.endswith("+json"):
         return _json(body, kind, charset, jq_filter)
     if kind in TEXT_TYPES:
@@ -96,6 +112,16 @@ def extract(body: bytes, *, url: str, content_type: str, jq_filter: str | None =
     raise UnsupportedContent(
         f"unsupported content type {kind!r}: only HTML, JSON and plain text, Markdown or CSV are read"
     )
+
+
+def text_body(body: bytes, content_type: str) -> str:
+    """The body as text, for text types only (HTML, XML, JSON and ``text/*``): what ``raw`` mode returns."""
+    kind, charset = media_type(content_type)
+    textual = kind.startswith("text/") or kind in HTML_TYPES or kind in JSON_TYPES or kind.endswith(("+json", "+xml"))
+    if not (textual or kind == "application/xml"):
+        raise UnsupportedContent(f"raw mode returns text types only, not {kind or 'an undeclared type'!r}")
+    _refuse_binary(body, kind)
+    return decode(body, charset, html=kind in HTML_TYPES)
 
 
 def _refuse_binary(body: bytes, kind: str) -> None:
@@ -170,27 +196,39 @@ def _as_text(text: str, kind: str, *, raw: str) -> Document:
     )
 
 
-def apply_jq(program: str, value: Any) -> Any:
+def compile_jq(program: str) -> Any:
+    """A compiled jq program; :class:`InvalidContent` naming jq's complaint if it does not compile."""
     import jq
 
     try:
-        results = jq.compile(program).input_value(value).all()
+        return jq.compile(program)
+    except ValueError as error:
+        raise InvalidContent(f"jq: {error}") from None
+
+
+def apply_jq(program: str, value: Any) -> Any:
+    compiled = compile_jq(program)
+    try:
+        results = compiled.input_value(value).all()
     except ValueError as error:
         raise InvalidContent(f"jq: {error}") from None
     return results[0] if len(results) == 1 else results
 
 
-def _html(body: bytes, url: str, kind: str, charset: str | None) -> Document:
+def _html(
+    body: bytes, url: str, kind: str, charset: str | None, *, main_content_only: bool, with_html: bool
+) -> Document:
     source = decode(body, charset, html=True)
     root = html5lib.parse(source, treebuilder="etree", namespaceHTMLElements=False)
     base = _base_url(root, url)
     metadata = _metadata(root, base)
+    links = _links(root, base)
     readability.flatten_deep(root)
     body_element = root.find("body")
     if body_element is None:
         body_element = root
-    readability.remove_boilerplate(body_element)
-    content = readability.main_content(body_element)
+    readability.remove_boilerplate(body_element, unlikely=main_content_only)
+    content = readability.main_content(body_element) if main_content_only else None
     if content is None:
         content = body_element
     else:
@@ -206,7 +244,20 @@ def _html(body: bytes, url: str, kind: str, charset: str | None) -> Document:
         content_type=kind,
         raw_tokens=estimate_tokens(source),
         clean_tokens=estimate_tokens(markdown),
+        links=links,
+        html=ElementTree.tostring(content, encoding="unicode", method="html") if with_html else "",
     )
+
+
+def _links(root: Element, base: str) -> list[str]:
+    found: dict[str, None] = {}
+    for anchor in root.iter("a"):
+        href = (anchor.get("href") or "").strip()
+        if href:
+            absolute = urljoin(base, href).split("#", 1)[0]
+            if absolute.startswith(("http://", "https://")):
+                found[absolute] = None
+    return list(found)
 
 
 def _base_url(root: Element, url: str) -> str:

@@ -212,7 +212,7 @@ class Fetcher:
         except httpx.TimeoutException as error:
             raise FetchFailed("TIMEOUT", f"the site did not answer in time ({type(error).__name__})") from None
         except httpx.ConnectError as error:
-            raise FetchFailed("UPSTREAM_UNAVAILABLE", _connect_failure(error)) from None
+            raise FetchFailed(*_connect_failure(error)) from None
         except httpx.HTTPError as error:
             raise FetchFailed(
                 "UPSTREAM_UNAVAILABLE", f"the site broke off the response ({type(error).__name__})"
@@ -251,13 +251,14 @@ def _origin(url: str) -> tuple[str, str, int | None]:
     return parsed.scheme, parsed.host, parsed.port
 
 
-def _connect_failure(error: httpx.ConnectError) -> str:
+def _connect_failure(error: httpx.ConnectError) -> tuple[str, str]:
+    """(code, message) for a failed connection; TLS failures have a code of their own."""
     text = str(error)
     if "CERTIFICATE_VERIFY_FAILED" in text or "SSL" in text:
-        return "the site's TLS certificate could not be verified"
+        return "TLS_FAILED", "the site's TLS certificate could not be verified"
     if "Name or service not known" in text or "nodename" in text:
-        return "the site's name does not resolve"
-    return "could not connect to the site"
+        return "UPSTREAM_UNAVAILABLE", "the site's name does not resolve"
+    return "UPSTREAM_UNAVAILABLE", "could not connect to the site"
 
 
 _fetchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[object, Fetcher]] = weakref.WeakKeyDictionary()

@@ -22,13 +22,14 @@ MAX_RESULT_BYTES = 65536
 _ENVELOPE_MARGIN = 256
 
 
+HttpUrl = Annotated[
+    str,
+    msgspec.Meta(min_length=8, max_length=2048, pattern=r"^[Hh][Tt][Tt][Pp][Ss]?://", description="An http(s) URL."),
+]
+
+
 class FetchArguments(msgspec.Struct, forbid_unknown_fields=True):
-    url: Annotated[
-        str,
-        msgspec.Meta(
-            min_length=8, max_length=2048, pattern=r"^[Hh][Tt][Tt][Pp][Ss]?://", description="An http(s) URL."
-        ),
-    ]
+    url: HttpUrl
 
 
 class FetchResult(msgspec.Struct, kw_only=True):
@@ -115,6 +116,7 @@ def fetch_capability() -> steward.Capability:
         handler=fetch,
         policy_key="web_search_enabled",
         bounds=steward.Bounds(timeout_seconds=15, max_result_bytes=MAX_RESULT_BYTES),
+        surfaces=frozenset(steward.Surface) - {steward.Surface.SERVICE},
         citations=lambda result: (
             [] if result.redirected else [steward.Citation(result.title or result.url, result.url)]
         ),

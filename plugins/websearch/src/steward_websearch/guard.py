@@ -78,6 +78,10 @@ class TargetRejected(Exception):
     """A destination the guard refuses; the message says why (``blocked: private address 10.0.0.5``)."""
 
 
+class UnresolvableHost(TargetRejected):
+    """A name with no usable DNS answer: refused like any target, but a client may want to tell it apart."""
+
+
 @dataclass(frozen=True)
 class Target:
     scheme: str
@@ -165,11 +169,11 @@ class Guard:
             async with asyncio.timeout(DNS_TIMEOUT_SECONDS):
                 answers = await resolver(host, port)
         except TimeoutError:
-            raise TargetRejected(f"blocked: no DNS answer for {host} within {DNS_TIMEOUT_SECONDS:g} s") from None
+            raise UnresolvableHost(f"blocked: no DNS answer for {host} within {DNS_TIMEOUT_SECONDS:g} s") from None
         except OSError as error:
-            raise TargetRejected(f"blocked: {host} does not resolve ({error.strerror or error})") from None
+            raise UnresolvableHost(f"blocked: {host} does not resolve ({error.strerror or error})") from None
         if not answers:
-            raise TargetRejected(f"blocked: {host} has no addresses")
+            raise UnresolvableHost(f"blocked: {host} has no addresses")
         for answer in answers:
             try:
                 self.check_address(answer)

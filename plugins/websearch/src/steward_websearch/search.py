@@ -41,16 +41,33 @@ class SearchResult(msgspec.Struct, kw_only=True):
     unresponsive_engines: list[str] = []
 
 
-class _SearxAnswer(msgspec.Struct):
+class SearxAnswer(msgspec.Struct):
     results: list[dict[str, Any]] = []
     unresponsive_engines: list[Any] = []
+    engines: list[str] = []
+    raw_bytes: int = 0
 
 
 async def search(arguments: SearchArguments, context: steward.InvocationContext) -> SearchResult:
-    base = context.settings.searxng_url.rstrip("/")
-    parameters = {"q": arguments.query, "format": "json"}
-    if arguments.time_range:
-        parameters["time_range"] = arguments.time_range
+    answer = await ask_searxng(context.settings.searxng_url, arguments.query, arguments.time_range, context)
+    hits = [hit for hit in (parse_hit(item) for item in answer.results) if hit is not None]
+    return SearchResult(
+        query=arguments.query,
+        results=hits[:MAX_RESULTS],
+        result_count=len(hits),
+        retrieved_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        unresponsive_engines=answer.engines,
+    )
+
+
+async def ask_searxng(
+    searxng_url: str, query: str, time_range: str | None, context: steward.InvocationContext
+) -> SearxAnswer:
+    """SearXNG's answer, or :class:`steward.CapabilityError` for each way it fails (never "no results")."""
+    base = searxng_url.rstrip("/")
+    parameters = {"q": query, "format": "json"}
+    if time_range:
+        parameters["time_range"] = time_range
     async with context.http_client(timeout=httpx.Timeout(8.0, connect=3.0)) as client:
         try:
             response = await client.get(f"{base}/search", params=parameters)
@@ -61,22 +78,17 @@ async def search(arguments: SearchArguments, context: steward.InvocationContext)
                 "UPSTREAM_UNAVAILABLE", f"SearXNG at {base} cannot be reached ({type(error).__name__})"
             ) from None
     answer = _answer(response, base)
-    engines = sorted({_engine_name(item) for item in answer.unresponsive_engines})
-    if not answer.results and engines:
+    answer.engines = sorted({_engine_name(item) for item in answer.unresponsive_engines})
+    answer.raw_bytes = len(response.content)
+    if not answer.results and answer.engines:
         raise steward.CapabilityError(
-            "UPSTREAM_UNAVAILABLE", f"every search engine failed ({', '.join(engines)}); this is not an empty result"
+            "UPSTREAM_UNAVAILABLE",
+            f"every search engine failed ({', '.join(answer.engines)}); this is not an empty result",
         )
-    hits = [hit for hit in (_hit(item) for item in answer.results) if hit is not None]
-    return SearchResult(
-        query=arguments.query,
-        results=hits[:MAX_RESULTS],
-        result_count=len(hits),
-        retrieved_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        unresponsive_engines=engines,
-    )
+    return answer
 
 
-def _answer(response: httpx.Response, base: str) -> _SearxAnswer:
+def _answer(response: httpx.Response, base: str) -> SearxAnswer:
     if response.status_code == 403:
         raise steward.CapabilityError(
             "UPSTREAM_UNAVAILABLE",
@@ -97,7 +109,7 @@ def _answer(response: httpx.Response, base: str) -> _SearxAnswer:
     if response.status_code != 200:
         raise steward.CapabilityError("UPSTREAM_UNAVAILABLE", f"SearXNG at {base} answered HTTP {response.status_code}")
     try:
-        return msgspec.json.decode(response.content, type=_SearxAnswer)
+        return msgspec.json.decode(response.content, type=SearxAnswer)
     except (msgspec.DecodeError, msgspec.ValidationError):
         raise steward.CapabilityError(
             "UPSTREAM_UNAVAILABLE", f"SearXNG at {base} did not answer with search JSON"
@@ -109,7 +121,7 @@ def _engine_name(item: Any) -> str:
     return str(name)[:60]
 
 
-def _hit(item: dict[str, Any]) -> SearchHit | None:
+def parse_hit(item: dict[str, Any]) -> SearchHit | None:
     url = item.get("url")
     if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
         return None
@@ -167,4 +179,5 @@ def search_capability() -> steward.Capability:
         policy_key="web_search_enabled",
         bounds=steward.Bounds(timeout_seconds=10),
         citations=citations,
+        surfaces=frozenset(steward.Surface) - {steward.Surface.SERVICE},
     )

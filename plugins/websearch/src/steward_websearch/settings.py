@@ -1,4 +1,4 @@
-"""``[plugins.websearch]`` in steward.toml."""
+"""``[plugins.websearch]`` in steward.toml, with the fetch service's sub-tables."""
 
 from __future__ import annotations
 
@@ -6,8 +6,65 @@ import ipaddress
 
 import msgspec
 
+import steward
 from steward_websearch.fetch import FetchLimits
 from steward_websearch.guard import Guard
+
+
+class DigestSettings(msgspec.Struct, forbid_unknown_fields=True):
+    """``[plugins.websearch.digest]``: the OpenAI-compatible model that writes ``digest`` answers."""
+
+    base_url: str = "http://127.0.0.1:8081/v1"
+    model: str = "local"
+    api_key: str = ""
+    timeout: float = 45.0
+    max_tokens: int = 600
+
+    def model_config(self) -> steward.ModelConfig:
+        return steward.ModelConfig(
+            base_url=self.base_url,
+            model=self.model,
+            api_key=self.api_key,
+            timeout=self.timeout,
+            max_tokens=self.max_tokens,
+            temperature=0.0,
+        )
+
+
+class RecoverSettings(msgspec.Struct, forbid_unknown_fields=True):
+    """``[plugins.websearch.recover]``: where ``recover`` looks for archived copies, in order.
+
+    ``wayback_url`` is the base of a Wayback Machine (its availability API answers at
+    ``/wayback/available``); ``archives`` are URL templates with ``{url}``, tried after it, that
+    answer with the archived page itself (``Memento-Datetime`` dates it, when sent). Every hop
+    goes through the guard like any fetch.
+    """
+
+    wayback_url: str = "https://archive.org"
+    archives: list[str] = msgspec.field(default_factory=lambda: ["https://archive.ph/newest/{url}"])
+
+    def __post_init__(self) -> None:
+        for template in self.archives:
+            if "{url}" not in template:
+                raise ValueError(f"recover.archives: {template!r} has no {{url}} placeholder")
+
+
+class CacheSettings(msgspec.Struct, forbid_unknown_fields=True):
+    """``[plugins.websearch.cache]``: the service's page cache (SQLite in the data directory)."""
+
+    enabled: bool = True
+    default_ttl_seconds: int = 24 * 3600
+    max_ttl_seconds: int = 7 * 24 * 3600
+    max_bytes: int = 256 * 1024 * 1024
+
+
+class ServiceSettings(msgspec.Struct, forbid_unknown_fields=True):
+    """``[plugins.websearch.service]``: admission limits of the fetch service (per worker process)."""
+
+    max_concurrent: int = 16
+    max_per_host: int = 4
+    requests_per_minute: int = 120
+    max_tokens: int = 25_000
 
 
 class WebsearchSettings(msgspec.Struct, forbid_unknown_fields=True):
@@ -22,6 +79,10 @@ class WebsearchSettings(msgspec.Struct, forbid_unknown_fields=True):
     max_concurrency: int = 8
     max_per_host: int = 2
     ca_bundle: str = ""
+    digest: DigestSettings = msgspec.field(default_factory=DigestSettings)
+    recover: RecoverSettings = msgspec.field(default_factory=RecoverSettings)
+    cache: CacheSettings = msgspec.field(default_factory=CacheSettings)
+    service: ServiceSettings = msgspec.field(default_factory=ServiceSettings)
 
     def __post_init__(self) -> None:
         for network in self.allowed_networks:

@@ -1,0 +1,250 @@
+"""``POST /v2/scrape`` and ``POST /v2/search`` in Firecrawl's v2 wire format.
+
+Any Firecrawl client pointed at Steward works unchanged (``Firecrawl(api_url=…, api_key=…)``);
+requests are translated into the service's web.fetch and web.search and take the same gate.
+What the real SDK (firecrawl-py 4.x) sends and accepts shaped this module:
+
+- it sends its own defaults (``onlyMainContent``, ``mobile``, ``blockAds``, ``maxAge`` in ms,
+  ``origin``, …): unknown keys are accepted and ignored; ``formats`` we cannot produce
+  (screenshots, LLM extraction) are refused with a 400 that names them;
+- ``metadata.sourceURL`` and ``metadata.url`` are both the *final* URL after redirects (agents
+  re-check and cite it), the requested one is ``requestedURL``; ``cacheState`` is only
+  ``hit``/``miss`` and ``proxyUsed`` only ``basic``/``stealth`` (other values make the SDK raise);
+- search answers ``data`` as an object keyed by source (``{"web": [...]}``); a flat list parses
+  as nothing;
+- errors are ``{"success": false, "error": …}`` with the status the SDK maps to its exceptions.
+  A 502 is never sent (the SDK retries it), nor a 408 with ``details.state`` (it resumes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+import steward
+from steward_websearch import telemetry
+from steward_websearch.admission import Busy
+from steward_websearch.service_api import NotPreapproved, ServiceGate, host_of
+
+FORMATS = {"markdown": None, "html": "html", "rawHtml": "raw_html", "links": "links"}
+TBS_RANGES = {"qdr:d": "day", "qdr:w": "week", "qdr:m": "month", "qdr:y": "year"}
+MAX_SEARCH_LIMIT = 20
+
+_STATUS = {
+    "INVALID_ARGUMENTS": 400,
+    "INVALID_REQUEST": 400,
+    "JQ_FAILED": 400,
+    "UNAUTHORIZED": 401,
+    "FETCH_TARGET_REJECTED": 403,
+    "UPSTREAM_BLOCKED": 403,
+    "CAPABILITY_DISABLED": 403,
+    "FORBIDDEN": 403,
+    "TIMEOUT": 408,
+    "BUSY": 429,
+    "PAYLOAD_TOO_LARGE": 413,
+}
+_CODES = {"DNS_RESOLUTION_FAILED": "SCRAPE_DNS_RESOLUTION_ERROR", "TLS_FAILED": "SCRAPE_SSL_ERROR"}
+
+
+class FirecrawlError(Exception):
+    def __init__(self, message: str, status: int, code: str | None = None, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message, self.status, self.code, self.hint = message, status, code, hint
+
+
+class ScrapeRequest(msgspec.Struct, rename="camel"):
+    url: str
+    formats: list[str | dict[str, Any]] = msgspec.field(default_factory=lambda: ["markdown"])
+    only_main_content: bool = True
+    timeout: int | None = None
+    max_age: int | None = None
+    store_in_cache: bool = True
+    recover: bool = False  # Steward's own: try archives when the site refuses
+
+
+@dataclass(frozen=True)
+class View:
+    """What the answer should hold besides what the service computed."""
+
+    markdown: bool = True
+    recover: bool = False
+    limit_asked: int = 0
+
+
+class SearchRequest(msgspec.Struct, rename="camel"):
+    query: str
+    limit: int = 5
+    sources: list[str | dict[str, Any]] = msgspec.field(default_factory=lambda: ["web"])
+    tbs: str | None = None
+    scrape_options: dict[str, Any] | None = None
+
+
+def firecrawl_routes(gate: ServiceGate) -> list[Route]:
+    async def scrape(request: Request) -> Response:
+        """Firecrawl-compatible scrape (v2 wire format)."""
+        return await _respond(request, gate, "web.fetch", _scrape_arguments, _scrape_data)
+
+    async def search(request: Request) -> Response:
+        """Firecrawl-compatible search (v2 wire format)."""
+        return await _respond(request, gate, "web.search", _search_arguments, _search_data)
+
+    return [Route("/v2/scrape", scrape, methods=["POST"]), Route("/v2/search", search, methods=["POST"])]
+
+
+async def _respond(
+    request: Request,
+    gate: ServiceGate,
+    capability: str,
+    translate: Callable[[Any], tuple[dict[str, Any], View]],
+    render: Callable[[Any, View], dict[str, Any]],
+) -> Response:
+    outcome = None
+    target = ""
+    key = "-"
+    try:
+        principal = await _principal(request)
+        key = principal.name
+        arguments, view = translate(await _decode(request, capability))
+        target = arguments.get("url", "")
+        outcome = await gate.run(request, capability, arguments, target or None)
+        if outcome.status is not steward.Status.OK:
+            raise _failure(outcome, view)
+        response = steward.json_response(render(outcome.result, view))
+    except FirecrawlError as error:
+        response = _error(error)
+    except NotPreapproved as error:
+        response = _error(FirecrawlError(str(error), 403))
+    except Busy as error:
+        response = _error(FirecrawlError(error.message, 429))
+        response.headers["Retry-After"] = str(error.retry_after)
+    telemetry.observe(request.url.path, key, host_of(target), response.status_code, outcome)
+    return response
+
+
+async def _principal(request: Request) -> steward.Principal:
+    @steward.require_scope("service")
+    async def identify(request: Request) -> Response:
+        return Response()
+
+    try:
+        await identify(request)
+    except steward.ApiError as error:
+        raise FirecrawlError(error.message, error.status) from None
+    return request.state.principal
+
+
+async def _decode(request: Request, capability: str) -> Any:
+    body_type = ScrapeRequest if capability == "web.fetch" else SearchRequest
+    try:
+        return await steward.read_json(request, body_type)
+    except steward.ApiError as error:
+        raise FirecrawlError(error.message, error.status) from None
+
+
+def _scrape_arguments(body: ScrapeRequest) -> tuple[dict[str, Any], View]:
+    wanted = [item if isinstance(item, str) else str(item.get("type", "?")) for item in body.formats]
+    unsupported = [name for name in wanted if name not in FORMATS]
+    if unsupported:
+        raise FirecrawlError(
+            f"unsupported formats: {', '.join(unsupported)} (Steward serves markdown, html, rawHtml and links)", 400
+        )
+    arguments: dict[str, Any] = {
+        "url": body.url,
+        "include": sorted({FORMATS[name] for name in wanted if FORMATS[name]}),
+        "main_content_only": body.only_main_content,
+        "store": body.store_in_cache,
+        "recover": body.recover,
+    }
+    if body.max_age is not None:
+        arguments["max_age"] = max(0, body.max_age) / 1000
+    if body.timeout is not None:
+        arguments["timeout"] = min(max(body.timeout, 1000), 120_000) / 1000
+    return arguments, View(markdown="markdown" in wanted, recover=body.recover)
+
+
+def _scrape_data(result: Any, view: View) -> dict[str, Any]:
+    source = result.source
+    metadata: dict[str, Any] = {
+        "title": result.metadata.get("title", ""),
+        "description": result.metadata.get("description", ""),
+        "language": result.metadata.get("language", ""),
+        "sourceURL": source.final_url,
+        "url": source.final_url,
+        "requestedURL": source.url,
+        "statusCode": source.status,
+        "contentType": source.content_type,
+        "cacheState": "hit" if source.cached else "miss",
+        "proxyUsed": "basic",
+        "fetchedAt": source.fetched_at,
+        "hash": source.hash,
+        "bytes": source.bytes,
+        "rawTokens": result.sizes.raw_tokens,
+        "cleanTokens": result.sizes.clean_tokens,
+        "returnedTokens": result.sizes.returned_tokens,
+        "truncated": result.truncated,
+        "untrusted": True,
+    }
+    if source.cached:
+        metadata["cachedAt"] = source.fetched_at
+    if source.snapshot is not None:
+        metadata["snapshot"] = msgspec.to_builtins(source.snapshot)
+    data: dict[str, Any] = {"metadata": metadata}
+    if view.markdown:
+        data["markdown"] = result.content
+    for name, included in (("html", result.html), ("rawHtml", result.raw_html), ("links", result.links)):
+        if included is not None:
+            data[name] = included
+    body: dict[str, Any] = {"success": True, "data": data}
+    if result.warnings:
+        body["warning"] = "; ".join(result.warnings)
+    return body
+
+
+def _search_arguments(body: SearchRequest) -> tuple[dict[str, Any], View]:
+    sources = [item if isinstance(item, str) else str(item.get("type", "?")) for item in body.sources]
+    unsupported = [name for name in sources if name != "web"]
+    if unsupported:
+        raise FirecrawlError(f"unsupported sources: {', '.join(unsupported)} (Steward searches the web only)", 400)
+    if body.scrape_options:
+        raise FirecrawlError("scrapeOptions is not supported: scrape the results you need with /v2/scrape", 400)
+    arguments: dict[str, Any] = {"query": body.query, "k": min(max(body.limit, 1), MAX_SEARCH_LIMIT)}
+    if body.tbs:
+        if body.tbs not in TBS_RANGES:
+            raise FirecrawlError(f"unsupported tbs {body.tbs!r}: use one of {', '.join(TBS_RANGES)}", 400)
+        arguments["time_range"] = TBS_RANGES[body.tbs]
+    return arguments, View(limit_asked=body.limit)
+
+
+def _search_data(result: Any, view: View) -> dict[str, Any]:
+    web = [
+        {"url": hit.url, "title": hit.title, "description": hit.snippet, "position": position, "score": hit.score}
+        for position, hit in enumerate(result.results, start=1)
+    ]
+    body: dict[str, Any] = {"success": True, "data": {"web": web}}
+    warnings = list(result.warnings)
+    if view.limit_asked > MAX_SEARCH_LIMIT:
+        warnings.append(f"limit {view.limit_asked} lowered to {MAX_SEARCH_LIMIT}")
+    if warnings:
+        body["warning"] = "; ".join(warnings)
+    return body
+
+
+def _failure(outcome: steward.Outcome, view: View) -> FirecrawlError:
+    code = outcome.code or "INTERNAL_ERROR"
+    hint = ("browser" if view.recover else "recover") if code == "UPSTREAM_BLOCKED" else None
+    return FirecrawlError(outcome.message or code, _STATUS.get(code, 500), _CODES.get(code), hint)
+
+
+def _error(error: FirecrawlError) -> Response:
+    body: dict[str, Any] = {"success": False, "error": error.message}
+    if error.code:
+        body["code"] = error.code
+    if error.hint:
+        body["hint"] = error.hint
+    return steward.json_response(body, error.status)

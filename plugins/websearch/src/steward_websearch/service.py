@@ -1,0 +1,427 @@
+"""The fetch service's ``web.fetch`` and ``web.search``: the same capabilities, for agent fleets.
+
+They are declared for the ``service`` surface only, so to the household's policy flag, to a
+key's pre-approval and to the audit log they are simply web.fetch and web.search; what differs is
+what they take and give. A model's web.fetch gets one URL and reports redirects; the service's
+follows up to five (each hop through the whole guard), answers in ``clean``, ``raw`` or ``digest``
+mode, applies jq to JSON, recovers refused pages from archives, and reads through the page cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import hashlib
+import re
+from pathlib import Path
+from typing import Annotated, Literal
+
+import msgspec
+
+import steward
+from steward_websearch.archives import NoSnapshot, Snapshot, recover
+from steward_websearch.digest import DigestUnavailable, digest
+from steward_websearch.extract import (
+    JSON_TYPES,
+    Document,
+    InvalidContent,
+    UnsupportedContent,
+    compile_jq,
+    estimate_tokens,
+    extract,
+    media_type,
+    text_body,
+)
+from steward_websearch.fetch import FetchedPage, FetchFailed, fetcher_for
+from steward_websearch.fetch_capability import HttpUrl
+from steward_websearch.guard import TargetRejected, UnresolvableHost
+from steward_websearch.page_cache import CachedPage, PageCache, lifetime
+from steward_websearch.search import ask_searxng, parse_hit
+from steward_websearch.settings import WebsearchSettings
+
+MAX_RESULT_BYTES = 8 * 1024 * 1024
+BLOCKED_STATUSES = frozenset({403, 429})
+Text = Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]
+
+
+class ServiceFetchArguments(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    url: HttpUrl
+    question: Text | None = None
+    mode: Literal["clean", "raw", "digest"] = "clean"
+    jq: Text | None = None
+    recover: bool = False
+    max_tokens: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] | None = None
+    include: list[Literal["html", "raw_html", "links"]] = []
+    main_content_only: bool = True
+    max_age: Annotated[float, msgspec.Meta(ge=0)] | None = None
+    store: bool = True
+    timeout: Annotated[float, msgspec.Meta(gt=0, le=120)] | None = None
+
+
+class FetchSource(msgspec.Struct, kw_only=True, omit_defaults=True):
+    url: str
+    final_url: str
+    status: int
+    content_type: str
+    fetched_at: str
+    hash: str
+    bytes: int
+    cached: bool
+    redirects: int = 0
+    snapshot: Snapshot | None = None
+
+
+class Sizes(msgspec.Struct, kw_only=True):
+    raw_tokens: int
+    clean_tokens: int
+    returned_tokens: int
+
+
+class ServiceFetchResult(msgspec.Struct, kw_only=True, omit_defaults=True):
+    content: str
+    mode: str
+    untrusted: bool
+    source: FetchSource
+    sizes: Sizes
+    warnings: list[str]
+    metadata: dict[str, str] = {}
+    truncated: bool = False
+    html: str | None = None
+    raw_html: str | None = None
+    links: list[str] | None = None
+
+
+class ServiceSearchArguments(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    query: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+    k: Annotated[int, msgspec.Meta(ge=1, le=20)] = 5
+    question: Text | None = None
+    time_range: Literal["day", "week", "month", "year"] | None = None
+
+
+class ServiceSearchHit(msgspec.Struct, kw_only=True):
+    url: str
+    title: str
+    snippet: str
+    score: float
+    source: str
+
+
+class ServiceSearchResult(msgspec.Struct, kw_only=True):
+    results: list[ServiceSearchHit]
+    sizes: Sizes
+    warnings: list[str]
+
+
+class _Page(msgspec.Struct, kw_only=True):
+    """A page ready for any mode: fetched (or recovered) now, or read from the cache."""
+
+    requested_url: str
+    final_url: str
+    status: int
+    content_type: str
+    fetched_at: str
+    body: bytes
+    document: Document
+    cached: bool
+    redirects: int = 0
+    snapshot: Snapshot | None = None
+
+
+async def serve_fetch(arguments: ServiceFetchArguments, context: steward.InvocationContext) -> ServiceFetchResult:
+    if arguments.timeout is None:
+        return await _serve_fetch(arguments, context)
+    try:
+        async with asyncio.timeout(arguments.timeout):
+            return await _serve_fetch(arguments, context)
+    except TimeoutError:
+        raise steward.CapabilityError(
+            "TIMEOUT", f"the fetch took longer than the {arguments.timeout:g} s asked for"
+        ) from None
+
+
+async def _serve_fetch(arguments: ServiceFetchArguments, context: steward.InvocationContext) -> ServiceFetchResult:
+    settings: WebsearchSettings = context.settings
+    warnings: list[str] = []
+    page = await _page(arguments, settings, context.data_dir)
+    document = page.document
+    if "html" in arguments.include or not arguments.main_content_only:
+        document = await _extract(
+            page.body,
+            page.final_url,
+            page.content_type,
+            main_content_only=arguments.main_content_only,
+            with_html="html" in arguments.include,
+        )
+    mode = arguments.mode
+    if arguments.jq:
+        if media_type(page.content_type)[0] not in JSON_TYPES and not page.content_type.endswith("+json"):
+            raise steward.CapabilityError("JQ_NOT_APPLICABLE", f"jq applies to JSON, and this is {page.content_type!r}")
+        content = await asyncio.to_thread(_jq, page, arguments.jq)
+    elif mode == "raw":
+        content = _raw(page)
+    else:
+        content = document.markdown
+    if mode == "digest":
+        try:
+            content = await digest(content, arguments.question, settings.digest, title=document.title)
+        except DigestUnavailable as error:
+            warnings.append(f"digest unavailable ({error}); returned clean content instead")
+            mode = "clean"
+    limit = arguments.max_tokens or settings.service.max_tokens
+    content, truncated = fit_tokens(content, limit)
+    if truncated:
+        warnings.append(f"content cut to about {limit} tokens")
+    if page.snapshot is not None:
+        warnings.append(
+            f"the site refused; this is an archived copy from {page.snapshot.captured_at or 'an unknown date'}"
+        )
+    result = ServiceFetchResult(
+        content=content,
+        mode=mode,
+        untrusted=True,
+        source=FetchSource(
+            url=arguments.url,
+            final_url=page.final_url,
+            status=page.status,
+            content_type=media_type(page.content_type)[0],
+            fetched_at=page.fetched_at,
+            hash="sha256:" + hashlib.sha256(page.body).hexdigest(),
+            bytes=len(page.body),
+            cached=page.cached,
+            redirects=page.redirects,
+            snapshot=page.snapshot,
+        ),
+        sizes=Sizes(
+            raw_tokens=document.raw_tokens,
+            clean_tokens=document.clean_tokens,
+            returned_tokens=estimate_tokens(content),
+        ),
+        warnings=warnings,
+        metadata=document.metadata,
+        truncated=truncated,
+    )
+    if "links" in arguments.include:
+        result.links = document.links
+    if "html" in arguments.include:
+        result.html, cut = fit_tokens(document.html, limit)
+        result.truncated = result.truncated or cut
+    if "raw_html" in arguments.include:
+        result.raw_html, cut = fit_tokens(_raw(page), limit)
+        result.truncated = result.truncated or cut
+    return result
+
+
+async def _page(arguments: ServiceFetchArguments, settings: WebsearchSettings, data_dir: Path) -> _Page:
+    cache = page_cache(data_dir, settings) if settings.cache.enabled else None
+    if cache is not None and arguments.max_age != 0:
+        hit = await asyncio.to_thread(cache.get, arguments.url, max_age=arguments.max_age)
+        if hit is not None:
+            return _Page(
+                requested_url=arguments.url,
+                final_url=hit.final_url,
+                status=hit.status,
+                content_type=hit.content_type,
+                fetched_at=hit.fetched_at,
+                body=hit.body,
+                document=hit.document,
+                cached=True,
+            )
+    fetched, snapshot = await _fetch(arguments, settings)
+    now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    page = _Page(
+        requested_url=arguments.url,
+        final_url=fetched.final_url,
+        status=fetched.status,
+        content_type=fetched.content_type,
+        fetched_at=now,
+        body=fetched.body,
+        document=await _extract(fetched.body, fetched.final_url, fetched.content_type),
+        cached=False,
+        redirects=fetched.redirects,
+        snapshot=snapshot,
+    )
+    if cache is not None and arguments.store and snapshot is None and not fetched.truncated:
+        ttl = lifetime(
+            fetched.headers, default=settings.cache.default_ttl_seconds, maximum=settings.cache.max_ttl_seconds
+        )
+        stored = CachedPage(
+            final_url=page.final_url,
+            status=page.status,
+            content_type=page.content_type,
+            fetched_at=now,
+            body=page.body,
+            document=page.document,
+        )
+        await asyncio.to_thread(cache.put, arguments.url, stored, ttl)
+    return page
+
+
+async def _fetch(arguments: ServiceFetchArguments, settings: WebsearchSettings) -> tuple[FetchedPage, Snapshot | None]:
+    fetcher = fetcher_for(settings.guard(), settings.limits(), settings.ca_bundle)
+    try:
+        page = await fetcher.follow(arguments.url)
+    except UnresolvableHost as error:
+        raise steward.CapabilityError("DNS_RESOLUTION_FAILED", str(error)) from None
+    except TargetRejected as error:
+        raise steward.CapabilityError("FETCH_TARGET_REJECTED", str(error)) from None
+    except FetchFailed as error:
+        raise steward.CapabilityError(error.code, error.message) from None
+    if 200 <= page.status < 300:
+        return page, None
+    if not looks_blocked(page):
+        code = "UPSTREAM_UNAVAILABLE" if page.status >= 500 else "FETCH_HTTP_ERROR"
+        raise steward.CapabilityError(code, f"upstream {page.status}")
+    refusal = f"upstream {page.status} (likely bot-blocked)"
+    if not arguments.recover:
+        raise steward.CapabilityError("UPSTREAM_BLOCKED", refusal)
+    try:
+        return await recover(fetcher, page.final_url, settings.recover)
+    except NoSnapshot as error:
+        raise steward.CapabilityError("UPSTREAM_BLOCKED", f"{refusal}; no archived copy either ({error})") from None
+
+
+def looks_blocked(page: FetchedPage) -> bool:
+    """403 and 429, and the 503 challenge pages bot walls answer with."""
+    if page.status in BLOCKED_STATUSES:
+        return True
+    return page.status == 503 and (
+        page.headers.get("cf-mitigated") == "challenge" or b"Just a moment..." in page.body[:4096]
+    )
+
+
+async def _extract(
+    body: bytes, url: str, content_type: str, *, main_content_only: bool = True, with_html: bool = False
+) -> Document:
+    """The page's clean extraction, in a worker thread (html5lib would stall the event loop)."""
+    try:
+        return await asyncio.to_thread(
+            extract, body, url=url, content_type=content_type, main_content_only=main_content_only, with_html=with_html
+        )
+    except UnsupportedContent as error:
+        raise steward.CapabilityError("UNSUPPORTED_CONTENT_TYPE", str(error)) from None
+    except InvalidContent as error:
+        raise steward.CapabilityError("INVALID_CONTENT", str(error)) from None
+
+
+def _raw(page: _Page) -> str:
+    try:
+        return text_body(page.body, page.content_type)
+    except UnsupportedContent as error:
+        raise steward.CapabilityError("UNSUPPORTED_CONTENT_TYPE", str(error)) from None
+
+
+def _jq(page: _Page, program: str) -> str:
+    try:
+        return extract(page.body, url=page.final_url, content_type=page.content_type, jq_filter=program).markdown
+    except InvalidContent as error:
+        raise steward.CapabilityError("JQ_FAILED", str(error)) from None
+
+
+def fit_tokens(text: str, max_tokens: int) -> tuple[str, bool]:
+    """``text`` cut at a word boundary to about ``max_tokens`` tokens (four characters each)."""
+    limit = max_tokens * 4
+    if len(text) <= limit:
+        return text, False
+    cut = text[:limit]
+    boundary = max(cut.rfind(" "), cut.rfind("\n"))
+    return (cut[:boundary] if boundary > limit // 2 else cut).rstrip(), True
+
+
+def check_jq(arguments: ServiceFetchArguments, context: steward.InvocationContext) -> steward.Rejection | None:
+    """Stage 3: a jq program that does not compile is the caller's mistake, refused before any fetch."""
+    if arguments.jq:
+        try:
+            compile_jq(arguments.jq)
+        except InvalidContent as error:
+            return steward.Rejection("INVALID_ARGUMENTS", str(error))
+    return None
+
+
+_caches: dict[Path, PageCache] = {}
+
+
+def page_cache(data_dir: Path, settings: WebsearchSettings) -> PageCache:
+    """One cache (one SQLite connection) per file in this process."""
+    path = data_dir / "websearch" / "pages.sqlite3"
+    cache = _caches.get(path)
+    if cache is None:
+        cache = _caches[path] = PageCache(path, max_bytes=settings.cache.max_bytes)
+    return cache
+
+
+async def serve_search(arguments: ServiceSearchArguments, context: steward.InvocationContext) -> ServiceSearchResult:
+    answer = await ask_searxng(context.settings.searxng_url, arguments.query, arguments.time_range, context)
+    hits: list[ServiceSearchHit] = []
+    seen: set[str] = set()
+    for item in answer.results:
+        hit = parse_hit(item)
+        if hit is None or hit.url in seen:
+            continue
+        seen.add(hit.url)
+        score = item.get("score")
+        hits.append(
+            ServiceSearchHit(
+                url=hit.url,
+                title=hit.title,
+                snippet=hit.snippet,
+                score=round(float(score), 4) if isinstance(score, int | float) else 0.0,
+                source=str(item.get("engine") or ", ".join(map(str, item.get("engines") or [])) or "searxng"),
+            )
+        )
+    if arguments.question:
+        hits = rank_by_question(hits, arguments.question)
+    hits = hits[: arguments.k]
+    warnings = [f"engines that did not answer: {', '.join(answer.engines)}"] if answer.engines else []
+    returned = sum(estimate_tokens(f"{hit.title} {hit.url} {hit.snippet}") for hit in hits)
+    return ServiceSearchResult(
+        results=hits,
+        sizes=Sizes(raw_tokens=(answer.raw_bytes + 3) // 4, clean_tokens=returned, returned_tokens=returned),
+        warnings=warnings,
+    )
+
+
+_WORD = re.compile(r"\w{3,}")
+
+
+def rank_by_question(hits: list[ServiceSearchHit], question: str) -> list[ServiceSearchHit]:
+    """Results that share more words with the question first; SearXNG's order breaks ties."""
+    wanted = {word.lower() for word in _WORD.findall(question)}
+
+    def overlap(hit: ServiceSearchHit) -> int:
+        return len(wanted & {word.lower() for word in _WORD.findall(f"{hit.title} {hit.snippet}")})
+
+    return sorted(hits, key=overlap, reverse=True)
+
+
+def service_capabilities() -> list[steward.Capability]:
+    only_service = frozenset({steward.Surface.SERVICE})
+    return [
+        steward.Capability(
+            name="web.fetch",
+            version=1,
+            description="The fetch service: one page through the guard, redirects followed, as clean Markdown, "
+            "raw text, a jq selection or a question-focused digest.",
+            arguments=ServiceFetchArguments,
+            result=ServiceFetchResult,
+            side_effect=steward.SideEffect.READ_ONLY,
+            network=steward.Network.EXTERNAL,
+            handler=serve_fetch,
+            policy_key="web_search_enabled",
+            policy_check=check_jq,
+            bounds=steward.Bounds(timeout_seconds=120, max_result_bytes=MAX_RESULT_BYTES),
+            surfaces=only_service,
+        ),
+        steward.Capability(
+            name="web.search",
+            version=1,
+            description="The fetch service: up to 20 results from the household's SearXNG.",
+            arguments=ServiceSearchArguments,
+            result=ServiceSearchResult,
+            side_effect=steward.SideEffect.READ_ONLY,
+            network=steward.Network.EXTERNAL,
+            handler=serve_search,
+            policy_key="web_search_enabled",
+            bounds=steward.Bounds(timeout_seconds=15),
+            surfaces=only_service,
+        ),
+    ]
