@@ -2,75 +2,10 @@
 
 import pytest
 import steward_websearch
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
 from steward_websearch.search import plain_text
+from upstreams import SearxShaped
 
 from steward.testing import serve_app, serve_host
-
-RESULTS = [
-    {
-        "url": f"https://example.org/{n}",
-        "title": f"Result <b>{n}</b>",
-        "content": f"Snippet with <b>bold</b> &amp; entities, number {n}",
-        "engine": "duckduckgo",
-        "publishedDate": None,
-    }
-    for n in range(8)
-] + [{"url": "javascript:alert(1)", "title": "bad", "content": ""}]
-
-
-class SearxShaped:
-    """Answers like SearXNG does, in whichever way a test asks for."""
-
-    def __init__(self) -> None:
-        self.mode = "ok"
-        self.requests: list[dict[str, str]] = []
-
-    def app(self) -> Starlette:
-        async def search(request: Request) -> Response:
-            self.requests.append(dict(request.query_params))
-            if self.mode == "ok":
-                return JSONResponse(
-                    {
-                        "query": request.query_params["q"],
-                        "number_of_results": 0,
-                        "results": RESULTS,
-                        "unresponsive_engines": [],
-                    }
-                )
-            if self.mode == "partial":
-                return JSONResponse({"results": RESULTS[:2], "unresponsive_engines": [["google", "timeout"]]})
-            if self.mode == "all-failed":
-                return JSONResponse(
-                    {
-                        "results": [],
-                        "unresponsive_engines": [
-                            ["google", "timeout"],
-                            ["bing", "CAPTCHA"],
-                            ["brave", "too many requests"],
-                        ],
-                    }
-                )
-            if self.mode == "nothing":
-                return JSONResponse({"results": [], "unresponsive_engines": []})
-            if self.mode == "no-json":
-                return PlainTextResponse("Forbidden", status_code=403)
-            if self.mode == "limited":
-                return PlainTextResponse("Too Many Requests", status_code=429)
-            if self.mode == "bad-request":
-                return JSONResponse({"error": "search error: unknown time_range"}, status_code=400)
-            if self.mode == "garbage":
-                return PlainTextResponse("<html>oops</html>")
-            return PlainTextResponse("boom", status_code=500)
-
-        async def healthz(request: Request) -> Response:
-            return PlainTextResponse("OK")
-
-        return Starlette(routes=[Route("/search", search), Route("/healthz", healthz)])
-
 
 @pytest.fixture(scope="module")
 def searx():

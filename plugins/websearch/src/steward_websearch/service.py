@@ -380,7 +380,7 @@ async def serve_search(arguments: ServiceSearchArguments, context: steward.Invoc
     )
 
 
-_WORD = re.compile(r"\w{3,}")
+_WORD = re.compile(r"\w+")
 
 
 def rank_by_question(hits: list[ServiceSearchHit], question: str) -> list[ServiceSearchHit]:

@@ -1,0 +1,389 @@
+"""The fetch service's native API (/v1/fetch, /v1/search) through the real HTTP app, against
+loopback upstreams: a web site with an archive, SearXNG, and a scripted model for digests."""
+
+import concurrent.futures
+import logging
+import re
+
+import httpx
+import pytest
+import steward_websearch
+from loopback import TEST_ADDRESS
+from upstreams import ARTICLE, SearxShaped, Site
+
+from steward.testing import Rule, ScriptedModel, serve_app, serve_host
+
+SERVICE_KEY = {"scopes": ["service"], "preapproved": ["web.fetch", "web.search"]}
+
+
+@pytest.fixture(scope="module")
+def site():
+    upstream = Site()
+    with serve_app(upstream.app(), host=TEST_ADDRESS) as url:
+        yield upstream, url
+
+
+@pytest.fixture(scope="module")
+def searx():
+    upstream = SearxShaped()
+    with serve_app(upstream.app()) as url:
+        yield upstream, url
+
+
+@pytest.fixture(scope="module")
+def model():
+    scripted = ScriptedModel(rules=[Rule(r"kettle", text="Kettles boil water quietly (from the page).")])
+    with serve_app(scripted.app()) as url:
+        yield scripted, url
+
+
+def settings_for(site_url: str, searx_url: str, model_url: str, **service) -> dict:
+    port = int(site_url.rsplit(":", 1)[1])
+    return {
+        "searxng_url": searx_url,
+        "allowed_networks": [f"{TEST_ADDRESS}/32"],
+        "allowed_ports": [80, 443, port],
+        "digest": {"base_url": f"{model_url}/v1", "timeout": 5},
+        "recover": {"wayback_url": site_url, "archives": []},
+        "service": service,
+    }
+
+
+@pytest.fixture
+def served(site, searx, model, tmp_path):
+    upstream, site_url = site
+    upstream.hits.clear()
+    upstream.archive_has_copy = True
+    config = {"plugins": {"websearch": settings_for(site_url, searx[1], model[1])}}
+    with serve_host([steward_websearch], data_dir=tmp_path, config=config) as server:
+        server.set_policy("web_search_enabled", True)
+        yield server
+
+
+@pytest.fixture
+def agent(served):
+    return served.client(**SERVICE_KEY)
+
+
+def test_clean_fetch_is_compact_marked_untrusted_and_described(agent, site):
+    _, base = site
+    response = agent.post("/v1/fetch", json={"url": f"{base}/article"})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["mode"] == "clean" and body["untrusted"] is True and body["warnings"] == []
+    assert body["content"].startswith("Paragraph 0: a kettle boils water")
+    assert "Home" not in body["content"] and "Kettle World" not in body["content"]
+    source = body["source"]
+    assert (source["url"], source["final_url"], source["status"]) == (f"{base}/article", f"{base}/article", 200)
+    assert source["content_type"] == "text/html" and source["cached"] is False
+    assert source["bytes"] == len(ARTICLE.encode()) and re.fullmatch(r"sha256:[0-9a-f]{64}", source["hash"])
+    sizes = body["sizes"]
+    assert sizes["returned_tokens"] < sizes["raw_tokens"] and sizes["returned_tokens"] == sizes["clean_tokens"]
+    assert body["metadata"]["title"] == "Kettles" and body["metadata"]["description"] == "All about kettles"
+
+
+def test_raw_mode_returns_the_text_body_and_refuses_binary(agent, site):
+    _, base = site
+    raw = agent.post("/v1/fetch", json={"url": f"{base}/article", "mode": "raw"}).json()
+    assert raw["content"] == ARTICLE and raw["mode"] == "raw"
+    image = agent.post("/v1/fetch", json={"url": f"{base}/image", "mode": "raw"})
+    assert image.status_code == 415 and image.json()["error"]["code"] == "UNSUPPORTED_CONTENT_TYPE"
+
+
+def test_jq_filters_json_and_bad_filters_are_400_naming_jq(agent, site):
+    _, base = site
+    names = agent.post("/v1/fetch", json={"url": f"{base}/data.json", "jq": "[.kettles[].name]"}).json()
+    assert names["content"] == '[\n  "quiet",\n  "fast"\n]'
+    assert names["source"]["content_type"] == "application/json"
+    broken = agent.post("/v1/fetch", json={"url": f"{base}/data.json", "jq": ".kettles[ | nope"})
+    assert broken.status_code == 400 and "jq" in broken.json()["error"]["message"]
+    fetched_before = site[0].hits["/data.json"]
+    runtime = agent.post("/v1/fetch", json={"url": f"{base}/data.json", "jq": ".kettles.name"})
+    assert runtime.status_code == 400 and runtime.json()["error"]["code"] == "JQ_FAILED"
+    assert "Cannot index array" in runtime.json()["error"]["message"]
+    not_json = agent.post("/v1/fetch", json={"url": f"{base}/article", "jq": "."})
+    assert not_json.status_code == 400 and not_json.json()["error"]["code"] == "JQ_NOT_APPLICABLE"
+    assert site[0].hits["/data.json"] == fetched_before, "the broken filter was refused before any fetch"
+
+
+def test_five_redirects_are_followed_six_are_not_and_private_targets_never(agent, site):
+    _, base = site
+    five = agent.post("/v1/fetch", json={"url": f"{base}/r/4"}).json()
+    assert five["source"]["final_url"] == f"{base}/article" and five["source"]["redirects"] == 5
+    six = agent.post("/v1/fetch", json={"url": f"{base}/r/5"})
+    assert six.status_code == 502 and six.json()["error"]["code"] == "TOO_MANY_REDIRECTS"
+    private = agent.post("/v1/fetch", json={"url": f"{base}/to-private"})
+    assert private.status_code == 403
+    assert private.json()["error"] == {"code": "FETCH_TARGET_REJECTED", "message": "blocked: private address 10.0.0.5"}
+
+
+def test_guard_refuses_before_any_connection(agent):
+    for url, reason in [
+        ("http://127.0.0.1/api/v1/capabilities", "loopback"),
+        ("http://169.254.169.254/latest/meta-data/", "link-local"),
+        ("http://0x7f000001/", "numeric host"),
+        ("http://user:pw@example.org/", "credentials"),
+    ]:
+        response = agent.post("/v1/fetch", json={"url": url})
+        assert response.status_code == 403, url
+        assert reason in response.json()["error"]["message"]
+
+
+def test_cache_hits_misses_and_no_store(agent, site):
+    upstream, base = site
+    first = agent.post("/v1/fetch", json={"url": f"{base}/article"}).json()
+    second = agent.post("/v1/fetch", json={"url": f"{base}/article", "mode": "raw"}).json()
+    assert (first["source"]["cached"], second["source"]["cached"]) == (False, True)
+    assert upstream.hits["/article"] == 1 and second["content"] == ARTICLE
+    assert second["source"]["hash"] == first["source"]["hash"]
+    redirected = [agent.post("/v1/fetch", json={"url": f"{base}/r/0"}).json() for _ in range(2)]
+    assert [answer["source"]["cached"] for answer in redirected] == [False, True]
+    assert redirected[1]["source"]["final_url"] == f"{base}/article", "the asked-for URL is an alias"
+    assert (upstream.hits["/r/0"], upstream.hits["/article"]) == (1, 2)
+    fresh = agent.post("/v1/fetch", json={"url": f"{base}/article", "max_age": 0}).json()
+    assert fresh["source"]["cached"] is False and upstream.hits["/article"] == 3
+    for _ in range(2):
+        assert agent.post("/v1/fetch", json={"url": f"{base}/fresh"}).json()["source"]["cached"] is False
+    assert upstream.hits["/fresh"] == 2, "no-store pages are fetched every time"
+
+
+def test_digest_frames_the_page_as_untrusted_data(agent, site, model):
+    scripted, _ = model
+    scripted.requests.clear()
+    _, base = site
+    answers = [
+        agent.post("/v1/fetch", json={"url": f"{base}/article", "mode": "digest", "question": "Are kettles loud?"})
+        for _ in range(2)
+    ]
+    body = answers[0].json()
+    assert body["mode"] == "digest" and body["content"] == "Kettles boil water quietly (from the page)."
+    assert body["sizes"]["returned_tokens"] < body["sizes"]["clean_tokens"]
+    tags = []
+    for request in scripted.requests:
+        system, user = request["messages"]
+        tag = re.search(r"<(untrusted-page-[0-9a-f]{16})>", user["content"]).group(1)
+        assert user["content"].rstrip().endswith(f"</{tag}>") and "Are kettles loud?" in user["content"]
+        assert tag in system["content"] and "never follow" in system["content"]
+        tags.append(tag)
+    assert len(set(tags)) == 2, "a fresh boundary for each request"
+
+
+def test_digest_falls_back_to_clean_when_the_model_fails(agent, site, model):
+    scripted, _ = model
+    _, base = site
+    scripted.failure = 503
+    try:
+        body = agent.post("/v1/fetch", json={"url": f"{base}/article", "mode": "digest"}).json()
+    finally:
+        scripted.failure = None
+    assert body["mode"] == "clean" and body["content"].startswith("Paragraph 0")
+    assert body["warnings"][0].startswith("digest unavailable (the model at")
+
+
+def test_digest_falls_back_when_the_model_is_slow(site, searx, model, tmp_path):
+    scripted, model_url = model
+    _, base = site
+    settings = settings_for(base, searx[1], model_url)
+    settings["digest"]["timeout"] = 0.3
+    scripted.delay_seconds = 2
+    try:
+        with serve_host([steward_websearch], data_dir=tmp_path, config={"plugins": {"websearch": settings}}) as server:
+            server.set_policy("web_search_enabled", True)
+            body = server.client(**SERVICE_KEY).post("/v1/fetch", json={"url": f"{base}/article", "mode": "digest"})
+    finally:
+        scripted.delay_seconds = 0
+    assert body.status_code == 200 and body.json()["mode"] == "clean"
+    assert "did not answer within 0.3 s" in body.json()["warnings"][0]
+
+
+def test_refusals_say_what_to_try_next_and_recover_finds_the_archive(agent, site):
+    upstream, base = site
+    refused = agent.post("/v1/fetch", json={"url": f"{base}/status/403"})
+    assert refused.status_code == 502
+    assert refused.json() == {
+        "error": {"code": "UPSTREAM_BLOCKED", "message": "upstream 403 (likely bot-blocked)"},
+        "hint": "recover",
+    }
+    recovered = agent.post("/v1/fetch", json={"url": f"{base}/status/429", "recover": True}).json()
+    assert recovered["content"].startswith("This archived page about kettles")
+    assert "WAYBACK TOOLBAR" not in recovered["content"]
+    snapshot = recovered["source"]["snapshot"]
+    assert snapshot == {
+        "archive": "wayback",
+        "url": f"{base}/web/20240102030405id_/{base}/status/429",
+        "captured_at": "2024-01-02T03:04:05+00:00",
+    }
+    assert "archived copy from 2024-01-02" in recovered["warnings"][0]
+    upstream.archive_has_copy = False
+    nothing = agent.post("/v1/fetch", json={"url": f"{base}/status/403", "recover": True})
+    assert nothing.status_code == 502 and nothing.json()["hint"] == "browser"
+    assert "no archived copy" in nothing.json()["error"]["message"]
+
+
+def test_other_upstream_failures(agent, site):
+    _, base = site
+    missing = agent.post("/v1/fetch", json={"url": f"{base}/status/404"})
+    assert missing.status_code == 502 and missing.json()["error"] == {
+        "code": "FETCH_HTTP_ERROR",
+        "message": "upstream 404",
+    }
+    assert "hint" not in missing.json()
+    broken = agent.post("/v1/fetch", json={"url": f"{base}/status/500"})
+    assert broken.status_code == 503 and broken.json()["error"]["code"] == "UPSTREAM_UNAVAILABLE"
+
+
+def test_max_tokens_cuts_and_says_so(agent, site):
+    _, base = site
+    body = agent.post("/v1/fetch", json={"url": f"{base}/article", "max_tokens": 20}).json()
+    assert len(body["content"]) <= 80 and body["truncated"] is True
+    assert body["warnings"] == ["content cut to about 20 tokens"]
+
+
+def test_search_returns_k_results_with_scores_and_sources(agent, searx):
+    upstream, _ = searx
+    upstream.mode = "ok"
+    body = agent.post("/v1/search", json={"query": "kettles", "k": 7}).json()
+    assert len(body["results"]) == 7
+    first = body["results"][0]
+    assert first == {
+        "url": "https://example.org/0",
+        "title": "Result 0",
+        "snippet": "Snippet with bold & entities, number 0",
+        "score": 0.0,
+        "source": "duckduckgo",
+    }
+    assert body["sizes"]["returned_tokens"] > 0 and body["warnings"] == []
+    ranked = agent.post("/v1/search", json={"query": "kettles", "question": "number 6?", "k": 2}).json()
+    assert ranked["results"][0]["url"] == "https://example.org/6"
+    too_many = agent.post("/v1/search", json={"query": "kettles", "k": 21})
+    assert too_many.status_code == 400 and "k" in too_many.json()["error"]["message"]
+    upstream.mode = "all-failed"
+    failed = agent.post("/v1/search", json={"query": "kettles"})
+    assert failed.status_code == 503 and "every search engine failed" in failed.json()["error"]["message"]
+    upstream.mode = "ok"
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({}, "url"),
+        ({"url": "ftp://example.org/"}, "url"),
+        ({"url": "http://example.org/", "mode": "summary"}, "mode"),
+        ({"url": "http://example.org/", "surprise": 1}, "surprise"),
+    ],
+)
+def test_bad_requests_are_400_naming_the_field(agent, payload, field):
+    response = agent.post("/v1/fetch", json=payload)
+    assert response.status_code == 400 and field in response.json()["error"]["message"]
+
+
+def test_auth_scope_and_preapproval(served, site):
+    _, base = site
+    url = {"url": f"{base}/article"}
+    assert served.client(None).post("/v1/fetch", json=url).status_code == 401
+    wrong_key = served.client(None, headers={"Authorization": "Bearer stw_nope"})
+    assert wrong_key.post("/v1/fetch", json=url).status_code == 401
+    wrong_scope = served.client(["invoke"], preapproved=["web.fetch"]).post("/v1/fetch", json=url)
+    assert wrong_scope.status_code == 403 and "service" in wrong_scope.json()["error"]["message"]
+    not_preapproved = served.client(["service"], preapproved=["web.search"]).post("/v1/fetch", json=url)
+    assert not_preapproved.status_code == 403
+    assert "needs web.fetch pre-approved" in not_preapproved.json()["error"]["message"]
+    assert site[0].hits["/article"] == 0
+
+
+def test_policy_flag_and_audit(served, agent, site):
+    _, base = site
+    served.set_policy("web_search_enabled", False)
+    off = agent.post("/v1/fetch", json={"url": f"{base}/article"})
+    assert off.status_code == 403 and off.json()["error"]["code"] == "CAPABILITY_DISABLED"
+    served.set_policy("web_search_enabled", True)
+    assert agent.post("/v1/fetch", json={"url": f"{base}/article?secret=kettle-token"}).status_code == 200
+    records = served.audit_records()
+    assert [(r["capability"], r["surface"], r["status"]) for r in records] == [
+        ("web.fetch", "service", "rejected"),
+        ("web.fetch", "service", "ok"),
+    ]
+    assert records[1]["classification"]["confirmation"] == "preapproved"
+    assert "kettle-token" not in served.host.audit.path.read_text()
+
+
+def test_model_and_invoke_surfaces_never_see_the_service_variant(served):
+    capabilities = served.client().get("/api/v1/capabilities").json()["capabilities"]
+    fetches = [c for c in capabilities if c["name"] == "web.fetch"]
+    assert sorted(tuple(c["surfaces"]) for c in fetches) == [("cli", "conversation", "invoke"), ("service",)]
+    invoke = served.client(["invoke"], preapproved=["web.fetch"]).post(
+        "/api/v1/capabilities/web.fetch/invoke", json={"arguments": {"url": "http://example.org/", "mode": "raw"}}
+    )
+    assert invoke.status_code == 400 and "mode" in invoke.json()["error"]["message"]
+
+
+def test_concurrency_caps_answer_429_with_retry_after(site, searx, model, tmp_path):
+    upstream, base = site
+    upstream.slow_seconds = 1.5
+    settings = settings_for(base, searx[1], model[1], max_concurrent=2, max_per_host=2)
+    with serve_host([steward_websearch], data_dir=tmp_path, config={"plugins": {"websearch": settings}}) as server:
+        server.set_policy("web_search_enabled", True)
+        key = server.key(**SERVICE_KEY)
+
+        def fetch(_):
+            with httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {key}"}) as client:
+                return client.post("/v1/fetch", json={"url": f"{base}/slow", "max_age": 0})
+
+        with concurrent.futures.ThreadPoolExecutor(5) as pool:
+            responses = list(pool.map(fetch, range(5)))
+    statuses = sorted(response.status_code for response in responses)
+    assert statuses == [200, 200, 429, 429, 429]
+    busy = next(response for response in responses if response.status_code == 429)
+    assert busy.headers["Retry-After"] == "1" and busy.json()["error"]["code"] == "BUSY"
+
+
+def test_per_key_rate_limit(site, searx, model, tmp_path):
+    _, base = site
+    settings = settings_for(base, searx[1], model[1], requests_per_minute=3)
+    with serve_host([steward_websearch], data_dir=tmp_path, config={"plugins": {"websearch": settings}}) as server:
+        server.set_policy("web_search_enabled", True)
+        first, second = server.client(**SERVICE_KEY), server.client(**SERVICE_KEY)
+        statuses = [first.post("/v1/search", json={"query": "kettles"}).status_code for _ in range(4)]
+        assert statuses == [200, 200, 200, 429]
+        limited = first.post("/v1/search", json={"query": "kettles"})
+        assert int(limited.headers["Retry-After"]) >= 1 and "3 requests per minute" in limited.json()["error"]["message"]
+        assert second.post("/v1/search", json={"query": "kettles"}).status_code == 200, "limits are per key"
+
+
+def test_one_log_line_per_request_without_bodies_or_keys(served, site, caplog):
+    _, base = site
+    key = served.key(**SERVICE_KEY, name="fleet-7")
+    client = httpx.Client(base_url=served.base_url, headers={"Authorization": f"Bearer {key}"})
+    with caplog.at_level(logging.INFO, logger="steward.plugins.websearch.service"):
+        client.post("/v1/fetch", json={"url": f"{base}/article?q=private-words"})
+        client.post("/v1/fetch", json={"url": f"{base}/to-private"})
+    lines = [record.getMessage() for record in caplog.records if record.name == "steward.plugins.websearch.service"]
+    assert len(lines) == 2
+    assert lines[0] == (
+        f"service /v1/fetch key=fleet-7 host={TEST_ADDRESS} status=200 bytes={len(ARTICLE.encode())} "
+        f"tokens={(len(ARTICLE) + 3) // 4}/{lines[0].split('/')[-1].split(' ')[0]} cache=miss guard=pass"
+    )
+    assert "status=403" in lines[1] and "guard=blocked (private address)" in lines[1]
+    text = "\n".join(lines)
+    assert "private-words" not in text and key not in text and "Paragraph" not in text
+
+
+def test_metrics_count_the_service(served, agent, site):
+    _, base = site
+    agent.post("/v1/fetch", json={"url": f"{base}/article"})
+    agent.post("/v1/fetch", json={"url": f"{base}/article"})
+    agent.post("/v1/fetch", json={"url": f"{base}/to-private"})
+    agent.post("/v1/fetch", json={"url": f"{base}/status/403"})
+    metrics = served.client().get("/metrics").text
+    for line in [
+        'steward_service_requests_total{route="/v1/fetch",status="200"}',
+        'steward_service_cache_lookups_total{result="hit"}',
+        'steward_service_cache_lookups_total{result="miss"}',
+        'steward_service_guard_blocks_total{reason="private address"}',
+        f'steward_service_upstream_refusals_total{{host="{TEST_ADDRESS}",status="403"}}',
+        "steward_service_fetched_bytes_total",
+        'steward_service_tokens_total{kind="raw"}',
+        'steward_service_tokens_total{kind="returned"}',
+        "steward_service_digest_fallbacks_total",
+    ]:
+        assert line in metrics, line

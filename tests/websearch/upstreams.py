@@ -1,0 +1,172 @@
+"""Upstreams on loopback shaped like the real ones: SearXNG, web sites, the Wayback Machine."""
+
+import asyncio
+import json
+from collections import Counter
+from urllib.parse import quote
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+RESULTS = [
+    {
+        "url": f"https://example.org/{n}",
+        "title": f"Result <b>{n}</b>",
+        "content": f"Snippet with <b>bold</b> &amp; entities, number {n}",
+        "engine": "duckduckgo",
+        "publishedDate": None,
+    }
+    for n in range(8)
+] + [{"url": "javascript:alert(1)", "title": "bad", "content": ""}]
+
+
+class SearxShaped:
+    """Answers like SearXNG does, in whichever way a test asks for."""
+
+    def __init__(self) -> None:
+        self.mode = "ok"
+        self.requests: list[dict[str, str]] = []
+
+    def app(self) -> Starlette:
+        async def search(request: Request) -> Response:
+            self.requests.append(dict(request.query_params))
+            if self.mode == "ok":
+                return JSONResponse(
+                    {
+                        "query": request.query_params["q"],
+                        "number_of_results": 0,
+                        "results": RESULTS,
+                        "unresponsive_engines": [],
+                    }
+                )
+            if self.mode == "partial":
+                return JSONResponse({"results": RESULTS[:2], "unresponsive_engines": [["google", "timeout"]]})
+            if self.mode == "all-failed":
+                return JSONResponse(
+                    {
+                        "results": [],
+                        "unresponsive_engines": [
+                            ["google", "timeout"],
+                            ["bing", "CAPTCHA"],
+                            ["brave", "too many requests"],
+                        ],
+                    }
+                )
+            if self.mode == "nothing":
+                return JSONResponse({"results": [], "unresponsive_engines": []})
+            if self.mode == "no-json":
+                return PlainTextResponse("Forbidden", status_code=403)
+            if self.mode == "limited":
+                return PlainTextResponse("Too Many Requests", status_code=429)
+            if self.mode == "bad-request":
+                return JSONResponse({"error": "search error: unknown time_range"}, status_code=400)
+            if self.mode == "garbage":
+                return PlainTextResponse("<html>oops</html>")
+            return PlainTextResponse("boom", status_code=500)
+
+        async def healthz(request: Request) -> Response:
+            return PlainTextResponse("OK")
+
+        return Starlette(routes=[Route("/search", search), Route("/healthz", healthz)])
+
+
+ARTICLE = (
+    "<html lang='en'><head><title>Kettles</title><meta name='description' content='All about kettles'></head>"
+    "<body><nav><a href='/'>Home</a> <a href='/shop'>Shop</a></nav><article><h1>Kettles</h1>"
+    + "".join(
+        f"<p>Paragraph {n}: a kettle boils water, and a good one does it quietly, quickly and safely. "
+        f"<a href='/kettles/{n}'>More on kettle {n}</a></p>"
+        for n in range(6)
+    )
+    + "</article><footer>© Kettle World</footer></body></html>"
+)
+ARCHIVED = "<html><head><title>Archived kettles</title></head><body><article>" + (
+    "<p>This archived page about kettles was saved long ago, and it still reads well enough.</p>" * 5
+) + "</article></body></html>"
+
+
+class Site:
+    """A web site with the pages the fetch service must cope with, and a Wayback-shaped archive.
+
+    ``hits`` counts requests by path, so a test can tell a cache hit from a fetch.
+    """
+
+    def __init__(self) -> None:
+        self.hits: Counter[str] = Counter()
+        self.slow_seconds = 2.0
+        self.archive_has_copy = True
+
+    def app(self) -> Starlette:
+        def count(request: Request) -> None:
+            self.hits[request.url.path] += 1
+
+        async def article(request: Request) -> Response:
+            count(request)
+            return HTMLResponse(ARTICLE, headers={"Cache-Control": "max-age=600"})
+
+        async def fresh(request: Request) -> Response:
+            count(request)
+            return HTMLResponse(ARTICLE, headers={"Cache-Control": "no-store"})
+
+        async def data(request: Request) -> Response:
+            count(request)
+            return JSONResponse({"kettles": [{"name": "quiet", "watts": 2200}, {"name": "fast", "watts": 3000}]})
+
+        async def redirects(request: Request) -> Response:
+            count(request)
+            left = int(request.path_params["left"])
+            return RedirectResponse("/article" if left == 0 else f"/r/{left - 1}", status_code=302)
+
+        async def slow(request: Request) -> Response:
+            count(request)
+            await asyncio.sleep(self.slow_seconds)
+            return HTMLResponse(ARTICLE)
+
+        async def status(request: Request) -> Response:
+            count(request)
+            return PlainTextResponse("no", status_code=int(request.path_params["code"]))
+
+        async def available(request: Request) -> Response:
+            count(request)
+            url = request.query_params.get("url", "")
+            if not self.archive_has_copy:
+                return JSONResponse({"url": url, "archived_snapshots": {}})
+            snapshot = f"{request.base_url}web/20240102030405/{url}"
+            closest = {"status": "200", "available": True, "url": snapshot, "timestamp": "20240102030405"}
+            return JSONResponse({"url": url, "archived_snapshots": {"closest": closest}})
+
+        async def snapshot(request: Request) -> Response:
+            count(request)
+            if not request.path_params["stamp"].endswith("id_"):
+                return HTMLResponse("<html><body>WAYBACK TOOLBAR " + ARCHIVED + "</body></html>")
+            return HTMLResponse(ARCHIVED)
+
+        return Starlette(
+            routes=[
+                Route("/article", article),
+                Route("/fresh", fresh),
+                Route("/data.json", data),
+                Route("/notes.txt", lambda request: PlainTextResponse("plain notes, as they are")),
+                Route("/image", lambda request: Response(b"\x89PNG\r\n\x1a\n", media_type="image/png")),
+                Route("/r/{left:int}", redirects),
+                Route("/to-private", lambda request: RedirectResponse("http://10.0.0.5/admin", status_code=302)),
+                Route("/slow", slow),
+                Route("/status/{code:int}", status),
+                Route("/wayback/available", available),
+                Route("/web/{stamp}/{url:path}", snapshot),
+            ]
+        )
+
+
+def archived_url(base: str, url: str) -> str:
+    return f"{base}/web/20240102030405id_/{url}"
+
+
+def quoted(url: str) -> str:
+    return quote(url, safe="")
+
+
+def as_json(response) -> dict:
+    return json.loads(response.content)
