@@ -3,6 +3,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 PLUGINS := $(sort $(wildcard plugins/*))
 STAMP := $(VENV)/.installed
+# hermes-agent pins versions that clash with ours; its contract tests run it from a venv of its own
+HERMES_VENV := .venv-hermes
+HERMES_STAMP := $(HERMES_VENV)/.installed
 
 .PHONY: install run test bench lint format clean
 
@@ -14,10 +17,15 @@ $(STAMP): core/pyproject.toml $(wildcard plugins/*/pyproject.toml) requirements-
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt -e core $(addprefix -e ,$(PLUGINS))
 	touch $@
 
+$(HERMES_STAMP): requirements-hermes.txt
+	test -x $(HERMES_VENV)/bin/python || $(PYTHON) -m venv $(HERMES_VENV)
+	$(HERMES_VENV)/bin/python -m pip install --quiet -r requirements-hermes.txt
+	touch $@
+
 run: install
 	$(BIN)/steward serve
 
-test: install
+test: install $(HERMES_STAMP)
 	$(BIN)/python -m pytest
 
 bench: install
@@ -36,4 +44,4 @@ format: install
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(HERMES_VENV) .pytest_cache .ruff_cache

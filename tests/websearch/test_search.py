@@ -7,6 +7,7 @@ from upstreams import SearxShaped
 
 from steward.testing import serve_app, serve_host
 
+
 @pytest.fixture(scope="module")
 def searx():
     upstream = SearxShaped()

@@ -346,7 +346,9 @@ def test_per_key_rate_limit(site, searx, model, tmp_path):
         statuses = [first.post("/v1/search", json={"query": "kettles"}).status_code for _ in range(4)]
         assert statuses == [200, 200, 200, 429]
         limited = first.post("/v1/search", json={"query": "kettles"})
-        assert int(limited.headers["Retry-After"]) >= 1 and "3 requests per minute" in limited.json()["error"]["message"]
+        assert (
+            int(limited.headers["Retry-After"]) >= 1 and "3 requests per minute" in limited.json()["error"]["message"]
+        )
         assert second.post("/v1/search", json={"query": "kettles"}).status_code == 200, "limits are per key"
 
 

@@ -80,11 +80,14 @@ ARTICLE = (
         f"<a href='/kettles/{n}'>More on kettle {n}</a></p>"
         for n in range(6)
     )
-    + "</article><footer>© Kettle World</footer></body></html>"
+    + "</article><div class='sidebar'>Descaling tips for every kettle owner.</div>"
+    "<footer>© Kettle World</footer></body></html>"
 )
-ARCHIVED = "<html><head><title>Archived kettles</title></head><body><article>" + (
-    "<p>This archived page about kettles was saved long ago, and it still reads well enough.</p>" * 5
-) + "</article></body></html>"
+ARCHIVED = (
+    "<html><head><title>Archived kettles</title></head><body><article>"
+    + ("<p>This archived page about kettles was saved long ago, and it still reads well enough.</p>" * 5)
+    + "</article></body></html>"
+)
 
 
 class Site:
