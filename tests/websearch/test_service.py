@@ -70,24 +70,33 @@ def test_clean_fetch_is_compact_marked_untrusted_and_described(agent, site):
     response = agent.post("/v1/fetch", json={"url": f"{base}/article"})
     assert response.status_code == 200
     body = response.json()
-    assert body["mode"] == "clean" and body["untrusted"] is True and body["warnings"] == []
+    assert body["mode"] == "clean"
+    assert body["untrusted"] is True
+    assert body["warnings"] == []
     assert body["content"].startswith("Paragraph 0: a kettle boils water")
-    assert "Home" not in body["content"] and "Kettle World" not in body["content"]
+    assert "Home" not in body["content"]
+    assert "Kettle World" not in body["content"]
     source = body["source"]
     assert (source["url"], source["final_url"], source["status"]) == (f"{base}/article", f"{base}/article", 200)
-    assert source["content_type"] == "text/html" and source["cached"] is False
-    assert source["bytes"] == len(ARTICLE.encode()) and re.fullmatch(r"sha256:[0-9a-f]{64}", source["hash"])
+    assert source["content_type"] == "text/html"
+    assert source["cached"] is False
+    assert source["bytes"] == len(ARTICLE.encode())
+    assert re.fullmatch(r"sha256:[0-9a-f]{64}", source["hash"])
     sizes = body["sizes"]
-    assert sizes["returned_tokens"] < sizes["raw_tokens"] and sizes["returned_tokens"] == sizes["clean_tokens"]
-    assert body["metadata"]["title"] == "Kettles" and body["metadata"]["description"] == "All about kettles"
+    assert sizes["returned_tokens"] < sizes["raw_tokens"]
+    assert sizes["returned_tokens"] == sizes["clean_tokens"]
+    assert body["metadata"]["title"] == "Kettles"
+    assert body["metadata"]["description"] == "All about kettles"
 
 
 def test_raw_mode_returns_the_text_body_and_refuses_binary(agent, site):
     _, base = site
     raw = agent.post("/v1/fetch", json={"url": f"{base}/article", "mode": "raw"}).json()
-    assert raw["content"] == ARTICLE and raw["mode"] == "raw"
+    assert raw["content"] == ARTICLE
+    assert raw["mode"] == "raw"
     image = agent.post("/v1/fetch", json={"url": f"{base}/image", "mode": "raw"})
-    assert image.status_code == 415 and image.json()["error"]["code"] == "UNSUPPORTED_CONTENT_TYPE"
+    assert image.status_code == 415
+    assert image.json()["error"]["code"] == "UNSUPPORTED_CONTENT_TYPE"
 
 
 def test_jq_filters_json_and_bad_filters_are_400_naming_jq(agent, site):
@@ -96,22 +105,27 @@ def test_jq_filters_json_and_bad_filters_are_400_naming_jq(agent, site):
     assert names["content"] == '[\n  "quiet",\n  "fast"\n]'
     assert names["source"]["content_type"] == "application/json"
     broken = agent.post("/v1/fetch", json={"url": f"{base}/data.json", "jq": ".kettles[ | nope"})
-    assert broken.status_code == 400 and "jq" in broken.json()["error"]["message"]
+    assert broken.status_code == 400
+    assert "jq" in broken.json()["error"]["message"]
     fetched_before = site[0].hits["/data.json"]
     runtime = agent.post("/v1/fetch", json={"url": f"{base}/data.json", "jq": ".kettles.name"})
-    assert runtime.status_code == 400 and runtime.json()["error"]["code"] == "JQ_FAILED"
+    assert runtime.status_code == 400
+    assert runtime.json()["error"]["code"] == "JQ_FAILED"
     assert "Cannot index array" in runtime.json()["error"]["message"]
     not_json = agent.post("/v1/fetch", json={"url": f"{base}/article", "jq": "."})
-    assert not_json.status_code == 400 and not_json.json()["error"]["code"] == "JQ_NOT_APPLICABLE"
+    assert not_json.status_code == 400
+    assert not_json.json()["error"]["code"] == "JQ_NOT_APPLICABLE"
     assert site[0].hits["/data.json"] == fetched_before, "the broken filter was refused before any fetch"
 
 
 def test_five_redirects_are_followed_six_are_not_and_private_targets_never(agent, site):
     _, base = site
     five = agent.post("/v1/fetch", json={"url": f"{base}/r/4"}).json()
-    assert five["source"]["final_url"] == f"{base}/article" and five["source"]["redirects"] == 5
+    assert five["source"]["final_url"] == f"{base}/article"
+    assert five["source"]["redirects"] == 5
     six = agent.post("/v1/fetch", json={"url": f"{base}/r/5"})
-    assert six.status_code == 502 and six.json()["error"]["code"] == "TOO_MANY_REDIRECTS"
+    assert six.status_code == 502
+    assert six.json()["error"]["code"] == "TOO_MANY_REDIRECTS"
     private = agent.post("/v1/fetch", json={"url": f"{base}/to-private"})
     assert private.status_code == 403
     assert private.json()["error"] == {"code": "FETCH_TARGET_REJECTED", "message": "blocked: private address 10.0.0.5"}
@@ -134,14 +148,16 @@ def test_cache_hits_misses_and_no_store(agent, site):
     first = agent.post("/v1/fetch", json={"url": f"{base}/article"}).json()
     second = agent.post("/v1/fetch", json={"url": f"{base}/article", "mode": "raw"}).json()
     assert (first["source"]["cached"], second["source"]["cached"]) == (False, True)
-    assert upstream.hits["/article"] == 1 and second["content"] == ARTICLE
+    assert upstream.hits["/article"] == 1
+    assert second["content"] == ARTICLE
     assert second["source"]["hash"] == first["source"]["hash"]
     redirected = [agent.post("/v1/fetch", json={"url": f"{base}/r/0"}).json() for _ in range(2)]
     assert [answer["source"]["cached"] for answer in redirected] == [False, True]
     assert redirected[1]["source"]["final_url"] == f"{base}/article", "the asked-for URL is an alias"
     assert (upstream.hits["/r/0"], upstream.hits["/article"]) == (1, 2)
     fresh = agent.post("/v1/fetch", json={"url": f"{base}/article", "max_age": 0}).json()
-    assert fresh["source"]["cached"] is False and upstream.hits["/article"] == 3
+    assert fresh["source"]["cached"] is False
+    assert upstream.hits["/article"] == 3
     for _ in range(2):
         assert agent.post("/v1/fetch", json={"url": f"{base}/fresh"}).json()["source"]["cached"] is False
     assert upstream.hits["/fresh"] == 2, "no-store pages are fetched every time"
@@ -156,14 +172,17 @@ def test_digest_frames_the_page_as_untrusted_data(agent, site, model):
         for _ in range(2)
     ]
     body = answers[0].json()
-    assert body["mode"] == "digest" and body["content"] == "Kettles boil water quietly (from the page)."
+    assert body["mode"] == "digest"
+    assert body["content"] == "Kettles boil water quietly (from the page)."
     assert body["sizes"]["returned_tokens"] < body["sizes"]["clean_tokens"]
     tags = []
     for request in scripted.requests:
         system, user = request["messages"]
         tag = re.search(r"<(untrusted-page-[0-9a-f]{16})>", user["content"]).group(1)
-        assert user["content"].rstrip().endswith(f"</{tag}>") and "Are kettles loud?" in user["content"]
-        assert tag in system["content"] and "never follow" in system["content"]
+        assert user["content"].rstrip().endswith(f"</{tag}>")
+        assert "Are kettles loud?" in user["content"]
+        assert tag in system["content"]
+        assert "never follow" in system["content"]
         tags.append(tag)
     assert len(set(tags)) == 2, "a fresh boundary for each request"
 
@@ -176,7 +195,8 @@ def test_digest_falls_back_to_clean_when_the_model_fails(agent, site, model):
         body = agent.post("/v1/fetch", json={"url": f"{base}/article", "mode": "digest"}).json()
     finally:
         scripted.failure = None
-    assert body["mode"] == "clean" and body["content"].startswith("Paragraph 0")
+    assert body["mode"] == "clean"
+    assert body["content"].startswith("Paragraph 0")
     assert body["warnings"][0].startswith("digest unavailable (the model at")
 
 
@@ -192,7 +212,8 @@ def test_digest_falls_back_when_the_model_is_slow(site, searx, model, tmp_path):
             body = server.client(**SERVICE_KEY).post("/v1/fetch", json={"url": f"{base}/article", "mode": "digest"})
     finally:
         scripted.delay_seconds = 0
-    assert body.status_code == 200 and body.json()["mode"] == "clean"
+    assert body.status_code == 200
+    assert body.json()["mode"] == "clean"
     assert "did not answer within 0.3 s" in body.json()["warnings"][0]
 
 
@@ -216,26 +237,30 @@ def test_refusals_say_what_to_try_next_and_recover_finds_the_archive(agent, site
     assert "archived copy from 2024-01-02" in recovered["warnings"][0]
     upstream.archive_has_copy = False
     nothing = agent.post("/v1/fetch", json={"url": f"{base}/status/403", "recover": True})
-    assert nothing.status_code == 502 and nothing.json()["hint"] == "browser"
+    assert nothing.status_code == 502
+    assert nothing.json()["hint"] == "browser"
     assert "no archived copy" in nothing.json()["error"]["message"]
 
 
 def test_other_upstream_failures(agent, site):
     _, base = site
     missing = agent.post("/v1/fetch", json={"url": f"{base}/status/404"})
-    assert missing.status_code == 502 and missing.json()["error"] == {
+    assert missing.status_code == 502
+    assert missing.json()["error"] == {
         "code": "FETCH_HTTP_ERROR",
         "message": "upstream 404",
     }
     assert "hint" not in missing.json()
     broken = agent.post("/v1/fetch", json={"url": f"{base}/status/500"})
-    assert broken.status_code == 503 and broken.json()["error"]["code"] == "UPSTREAM_UNAVAILABLE"
+    assert broken.status_code == 503
+    assert broken.json()["error"]["code"] == "UPSTREAM_UNAVAILABLE"
 
 
 def test_max_tokens_cuts_and_says_so(agent, site):
     _, base = site
     body = agent.post("/v1/fetch", json={"url": f"{base}/article", "max_tokens": 20}).json()
-    assert len(body["content"]) <= 80 and body["truncated"] is True
+    assert len(body["content"]) <= 80
+    assert body["truncated"] is True
     assert body["warnings"] == ["content cut to about 20 tokens"]
 
 
@@ -252,14 +277,17 @@ def test_search_returns_k_results_with_scores_and_sources(agent, searx):
         "score": 0.0,
         "source": "duckduckgo",
     }
-    assert body["sizes"]["returned_tokens"] > 0 and body["warnings"] == []
+    assert body["sizes"]["returned_tokens"] > 0
+    assert body["warnings"] == []
     ranked = agent.post("/v1/search", json={"query": "kettles", "question": "number 6?", "k": 2}).json()
     assert ranked["results"][0]["url"] == "https://example.org/6"
     too_many = agent.post("/v1/search", json={"query": "kettles", "k": 21})
-    assert too_many.status_code == 400 and "k" in too_many.json()["error"]["message"]
+    assert too_many.status_code == 400
+    assert "k" in too_many.json()["error"]["message"]
     upstream.mode = "all-failed"
     failed = agent.post("/v1/search", json={"query": "kettles"})
-    assert failed.status_code == 503 and "every search engine failed" in failed.json()["error"]["message"]
+    assert failed.status_code == 503
+    assert "every search engine failed" in failed.json()["error"]["message"]
     upstream.mode = "ok"
 
 
@@ -274,7 +302,8 @@ def test_search_returns_k_results_with_scores_and_sources(agent, searx):
 )
 def test_bad_requests_are_400_naming_the_field(agent, payload, field):
     response = agent.post("/v1/fetch", json=payload)
-    assert response.status_code == 400 and field in response.json()["error"]["message"]
+    assert response.status_code == 400
+    assert field in response.json()["error"]["message"]
 
 
 def test_auth_scope_and_preapproval(served, site):
@@ -284,7 +313,8 @@ def test_auth_scope_and_preapproval(served, site):
     wrong_key = served.client(None, headers={"Authorization": "Bearer stw_nope"})
     assert wrong_key.post("/v1/fetch", json=url).status_code == 401
     wrong_scope = served.client(["invoke"], preapproved=["web.fetch"]).post("/v1/fetch", json=url)
-    assert wrong_scope.status_code == 403 and "service" in wrong_scope.json()["error"]["message"]
+    assert wrong_scope.status_code == 403
+    assert "service" in wrong_scope.json()["error"]["message"]
     not_preapproved = served.client(["service"], preapproved=["web.search"]).post("/v1/fetch", json=url)
     assert not_preapproved.status_code == 403
     assert "needs web.fetch pre-approved" in not_preapproved.json()["error"]["message"]
@@ -295,7 +325,8 @@ def test_policy_flag_and_audit(served, agent, site):
     _, base = site
     served.set_policy("web_search_enabled", False)
     off = agent.post("/v1/fetch", json={"url": f"{base}/article"})
-    assert off.status_code == 403 and off.json()["error"]["code"] == "CAPABILITY_DISABLED"
+    assert off.status_code == 403
+    assert off.json()["error"]["code"] == "CAPABILITY_DISABLED"
     served.set_policy("web_search_enabled", True)
     assert agent.post("/v1/fetch", json={"url": f"{base}/article?secret=kettle-token"}).status_code == 200
     records = served.audit_records()
@@ -314,7 +345,8 @@ def test_model_and_invoke_surfaces_never_see_the_service_variant(served):
     invoke = served.client(["invoke"], preapproved=["web.fetch"]).post(
         "/api/v1/capabilities/web.fetch/invoke", json={"arguments": {"url": "http://example.org/", "mode": "raw"}}
     )
-    assert invoke.status_code == 400 and "mode" in invoke.json()["error"]["message"]
+    assert invoke.status_code == 400
+    assert "mode" in invoke.json()["error"]["message"]
 
 
 def test_concurrency_caps_answer_429_with_retry_after(site, searx, model, tmp_path):
@@ -334,7 +366,8 @@ def test_concurrency_caps_answer_429_with_retry_after(site, searx, model, tmp_pa
     statuses = sorted(response.status_code for response in responses)
     assert statuses == [200, 200, 429, 429, 429]
     busy = next(response for response in responses if response.status_code == 429)
-    assert busy.headers["Retry-After"] == "1" and busy.json()["error"]["code"] == "BUSY"
+    assert busy.headers["Retry-After"] == "1"
+    assert busy.json()["error"]["code"] == "BUSY"
 
 
 def test_per_key_rate_limit(site, searx, model, tmp_path):
@@ -346,9 +379,8 @@ def test_per_key_rate_limit(site, searx, model, tmp_path):
         statuses = [first.post("/v1/search", json={"query": "kettles"}).status_code for _ in range(4)]
         assert statuses == [200, 200, 200, 429]
         limited = first.post("/v1/search", json={"query": "kettles"})
-        assert (
-            int(limited.headers["Retry-After"]) >= 1 and "3 requests per minute" in limited.json()["error"]["message"]
-        )
+        assert int(limited.headers["Retry-After"]) >= 1
+        assert "3 requests per minute" in limited.json()["error"]["message"]
         assert second.post("/v1/search", json={"query": "kettles"}).status_code == 200, "limits are per key"
 
 
@@ -365,9 +397,12 @@ def test_one_log_line_per_request_without_bodies_or_keys(served, site, caplog):
         f"service /v1/fetch key=fleet-7 host={TEST_ADDRESS} status=200 bytes={len(ARTICLE.encode())} "
         f"tokens={(len(ARTICLE) + 3) // 4}/{lines[0].split('/')[-1].split(' ')[0]} cache=miss guard=pass"
     )
-    assert "status=403" in lines[1] and "guard=blocked (private address)" in lines[1]
+    assert "status=403" in lines[1]
+    assert "guard=blocked (private address)" in lines[1]
     text = "\n".join(lines)
-    assert "private-words" not in text and key not in text and "Paragraph" not in text
+    assert "private-words" not in text
+    assert key not in text
+    assert "Paragraph" not in text
 
 
 def test_metrics_count_the_service(served, agent, site):
