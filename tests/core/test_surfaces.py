@@ -66,7 +66,9 @@ def test_one_plugin_may_declare_a_name_once_per_surface(tmp_path):
         def register_capabilities(self):
             return [declare(NOT_SERVICE), declare({"invoke", "service"})]
 
-    with pytest.raises(steward.PluginLoadFailed, match=r"declares capability 'demo\.echo' twice for the invoke surface"):
+    with pytest.raises(
+        steward.PluginLoadFailed, match=r"declares capability 'demo\.echo' twice for the invoke surface"
+    ):
         make_host([steward.Plugin("demo", Overlapping())], data_dir=tmp_path)
 
     class ForPeople:
