@@ -34,6 +34,7 @@ bench: install
 	$(BIN)/python bench/http_throughput.py
 	$(BIN)/python bench/turn_overhead.py
 	$(BIN)/python bench/extraction.py
+	$(BIN)/python bench/fetch_service.py
 
 lint: install
 	$(BIN)/ruff check .
