@@ -104,7 +104,7 @@ def extract(
         _refuse_binary(body, kind)
     if kind in HTML_TYPES:
         return _html(body, url, kind, charset, main_content_only=main_content_only, with_html=with_html)
-    if kind in JSON_TYPES or kind.endswith("+json"):
+    if is_json(kind):
         return _json(body, kind, charset, jq_filter)
     if kind in TEXT_TYPES:
         text = decode(body, charset, html=False)
@@ -114,10 +114,15 @@ def extract(
     )
 
 
+def is_json(kind: str) -> bool:
+    """Whether a media type (``application/json``, ``application/ld+json``, …) holds JSON."""
+    return kind in JSON_TYPES or kind.endswith("+json")
+
+
 def text_body(body: bytes, content_type: str) -> str:
     """The body as text, for text types only (HTML, XML, JSON and ``text/*``): what ``raw`` mode returns."""
     kind, charset = media_type(content_type)
-    textual = kind.startswith("text/") or kind in HTML_TYPES or kind in JSON_TYPES or kind.endswith(("+json", "+xml"))
+    textual = kind.startswith("text/") or kind in HTML_TYPES or is_json(kind) or kind.endswith("+xml")
     if not (textual or kind == "application/xml"):
         raise UnsupportedContent(f"raw mode returns text types only, not {kind or 'an undeclared type'!r}")
     _refuse_binary(body, kind)

@@ -22,13 +22,13 @@ import steward
 from steward_websearch.archives import NoSnapshot, Snapshot, recover
 from steward_websearch.digest import DigestUnavailable, digest
 from steward_websearch.extract import (
-    JSON_TYPES,
     Document,
     InvalidContent,
     UnsupportedContent,
     compile_jq,
     estimate_tokens,
     extract,
+    is_json,
     media_type,
     text_body,
 )
@@ -112,17 +112,10 @@ class ServiceSearchResult(msgspec.Struct, kw_only=True):
     warnings: list[str]
 
 
-class _Page(msgspec.Struct, kw_only=True):
+class _Page(CachedPage, kw_only=True):
     """A page ready for any mode: fetched (or recovered) now, or read from the cache."""
 
-    requested_url: str
-    final_url: str
-    status: int
-    content_type: str
-    fetched_at: str
-    body: bytes
-    document: Document
-    cached: bool
+    cached: bool = False
     redirects: int = 0
     snapshot: Snapshot | None = None
 
@@ -152,21 +145,7 @@ async def _serve_fetch(arguments: ServiceFetchArguments, context: steward.Invoca
             main_content_only=arguments.main_content_only,
             with_html="html" in arguments.include,
         )
-    mode = arguments.mode
-    if arguments.jq:
-        if media_type(page.content_type)[0] not in JSON_TYPES and not page.content_type.endswith("+json"):
-            raise steward.CapabilityError("JQ_NOT_APPLICABLE", f"jq applies to JSON, and this is {page.content_type!r}")
-        content = await asyncio.to_thread(_jq, page, arguments.jq)
-    elif mode == "raw":
-        content = _raw(page)
-    else:
-        content = document.markdown
-    if mode == "digest":
-        try:
-            content = await digest(content, arguments.question, settings.digest, title=document.title)
-        except DigestUnavailable as error:
-            warnings.append(f"digest unavailable ({error}); returned clean content instead")
-            mode = "clean"
+    content, mode = await _content(page, document, arguments, settings, warnings)
     limit = arguments.max_tokens or settings.service.max_tokens
     content, truncated = fit_tokens(content, limit)
     if truncated:
@@ -211,32 +190,42 @@ async def _serve_fetch(arguments: ServiceFetchArguments, context: steward.Invoca
     return result
 
 
+async def _content(
+    page: _Page, document: Document, arguments: ServiceFetchArguments, settings: WebsearchSettings, warnings: list[str]
+) -> tuple[str, str]:
+    """(content, the mode it is in): jq or raw or clean, then a digest of it if asked."""
+    mode = arguments.mode
+    if arguments.jq:
+        if not is_json(media_type(page.content_type)[0]):
+            raise steward.CapabilityError("JQ_NOT_APPLICABLE", f"jq applies to JSON, and this is {page.content_type!r}")
+        content = await asyncio.to_thread(_jq, page, arguments.jq)
+    elif mode == "raw":
+        content = _raw(page)
+    else:
+        content = document.markdown
+    if mode == "digest":
+        try:
+            content = await digest(content, arguments.question, settings.digest, title=document.title)
+        except DigestUnavailable as error:
+            warnings.append(f"digest unavailable ({error}); returned clean content instead")
+            mode = "clean"
+    return content, mode
+
+
 async def _page(arguments: ServiceFetchArguments, settings: WebsearchSettings, data_dir: Path) -> _Page:
     cache = page_cache(data_dir, settings) if settings.cache.enabled else None
     if cache is not None and arguments.max_age != 0:
         hit = await asyncio.to_thread(cache.get, arguments.url, max_age=arguments.max_age)
         if hit is not None:
-            return _Page(
-                requested_url=arguments.url,
-                final_url=hit.final_url,
-                status=hit.status,
-                content_type=hit.content_type,
-                fetched_at=hit.fetched_at,
-                body=hit.body,
-                document=hit.document,
-                cached=True,
-            )
+            return _Page(**msgspec.structs.asdict(hit), cached=True)
     fetched, snapshot = await _fetch(arguments, settings)
-    now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     page = _Page(
-        requested_url=arguments.url,
         final_url=fetched.final_url,
         status=fetched.status,
         content_type=fetched.content_type,
-        fetched_at=now,
+        fetched_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         body=fetched.body,
         document=await _extract(fetched.body, fetched.final_url, fetched.content_type),
-        cached=False,
         redirects=fetched.redirects,
         snapshot=snapshot,
     )
@@ -244,15 +233,7 @@ async def _page(arguments: ServiceFetchArguments, settings: WebsearchSettings, d
         ttl = lifetime(
             fetched.headers, default=settings.cache.default_ttl_seconds, maximum=settings.cache.max_ttl_seconds
         )
-        stored = CachedPage(
-            final_url=page.final_url,
-            status=page.status,
-            content_type=page.content_type,
-            fetched_at=now,
-            body=page.body,
-            document=page.document,
-        )
-        await asyncio.to_thread(cache.put, arguments.url, stored, ttl)
+        await asyncio.to_thread(cache.put, arguments.url, page, ttl)
     return page
 
 
