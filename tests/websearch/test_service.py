@@ -424,3 +424,13 @@ def test_metrics_count_the_service(served, agent, site):
         "steward_service_digest_fallbacks_total",
     ]:
         assert line in metrics, line
+
+
+def test_bodies_are_capped(agent):
+    huge = {"url": "http://example.org/", "question": "x" * (2 << 20)}
+    native = agent.post("/v1/fetch", json=huge)
+    assert native.status_code == 413
+    assert native.json()["error"]["code"] == "PAYLOAD_TOO_LARGE"
+    firecrawl = agent.post("/v2/scrape", json={"url": "http://example.org/", "padding": "x" * (2 << 20)})
+    assert firecrawl.status_code == 413
+    assert firecrawl.json() == {"success": False, "error": "request body exceeds 1048576 bytes"}
