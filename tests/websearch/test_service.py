@@ -434,3 +434,21 @@ def test_bodies_are_capped(agent):
     firecrawl = agent.post("/v2/scrape", json={"url": "http://example.org/", "padding": "x" * (2 << 20)})
     assert firecrawl.status_code == 413
     assert firecrawl.json() == {"success": False, "error": "request body exceeds 1048576 bytes"}
+
+
+def test_recover_tries_the_other_archives_after_the_wayback_machine(site, searx, model, tmp_path):
+    upstream, base = site
+    upstream.archive_has_copy = False
+    settings = settings_for(base, searx[1], model[1])
+    settings["recover"]["archives"] = [f"{base}/missing/{{url}}", f"{base}/newest/{{url}}"]
+    with serve_host([steward_websearch], data_dir=tmp_path, config={"plugins": {"websearch": settings}}) as server:
+        server.set_policy("web_search_enabled", True)
+        body = server.client(**SERVICE_KEY).post("/v1/fetch", json={"url": f"{base}/status/403", "recover": True})
+    upstream.archive_has_copy = True
+    assert body.status_code == 200
+    assert body.json()["source"]["snapshot"] == {
+        "archive": base.split("/")[2],
+        "url": f"{base}/newest/{base}/status/403",
+        "captured_at": "2024-05-05T06:07:08+00:00",
+    }
+    assert body.json()["content"].startswith("This archived page about kettles")

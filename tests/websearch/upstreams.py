@@ -1,9 +1,7 @@
 """Upstreams on loopback shaped like the real ones: SearXNG, web sites, the Wayback Machine."""
 
 import asyncio
-import json
 from collections import Counter
-from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -140,6 +138,10 @@ class Site:
             closest = {"status": "200", "available": True, "url": snapshot, "timestamp": "20240102030405"}
             return JSONResponse({"url": url, "archived_snapshots": {"closest": closest}})
 
+        async def archive_today(request: Request) -> Response:
+            count(request)
+            return HTMLResponse(ARCHIVED, headers={"Memento-Datetime": "Sun, 05 May 2024 06:07:08 GMT"})
+
         async def snapshot(request: Request) -> Response:
             count(request)
             if not request.path_params["stamp"].endswith("id_"):
@@ -159,17 +161,6 @@ class Site:
                 Route("/status/{code:int}", status),
                 Route("/wayback/available", available),
                 Route("/web/{stamp}/{url:path}", snapshot),
+                Route("/newest/{url:path}", archive_today),
             ]
         )
-
-
-def archived_url(base: str, url: str) -> str:
-    return f"{base}/web/20240102030405id_/{url}"
-
-
-def quoted(url: str) -> str:
-    return quote(url, safe="")
-
-
-def as_json(response) -> dict:
-    return json.loads(response.content)
