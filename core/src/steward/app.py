@@ -67,27 +67,38 @@ def host_of(request: Request) -> Host:
 
 
 async def read_body(request: Request) -> bytes:
-    """The request body, refused with 413 as soon as it passes ``server.max_body_bytes``."""
-    limit = host_of(request).config.server.max_body_bytes
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        raise ApiError(Code.PAYLOAD_TOO_LARGE, f"request body exceeds {limit} bytes")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise ApiError(Code.PAYLOAD_TOO_LARGE, f"request body exceeds {limit} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
+    """The request body (read once), refused with 413 as soon as it passes ``server.max_body_bytes``."""
+    return await receive_body(request.scope, request.receive, host_of(request).config.server.max_body_bytes)
 
 
 async def read_json(request: Request, body_type: type[T]) -> T:
     """Decode the body into ``body_type`` once, here at the edge; the message names the field."""
-    body = await read_body(request)
+    return decode_body(await read_body(request), functools.partial(msgspec.json.decode, type=body_type))
+
+
+async def receive_body(scope: Scope, receive: Receive, limit: int) -> bytes:
+    for name, value in scope["headers"]:
+        if name == b"content-length" and value.isdigit() and int(value) > limit:
+            raise ApiError(Code.PAYLOAD_TOO_LARGE, f"request body exceeds {limit} bytes")
+    chunks, size, more = [], 0, True
+    while more:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ApiError(Code.INVALID_REQUEST, "the client went away before sending the whole body")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise ApiError(Code.PAYLOAD_TOO_LARGE, f"request body exceeds {limit} bytes")
+        chunks.append(chunk)
+        more = message.get("more_body", False)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def decode_body(body: bytes, decode: Callable[[bytes], T]) -> T:
     if not body.strip():
         raise ApiError(Code.INVALID_REQUEST, "the request needs a JSON body")
     try:
-        return msgspec.json.decode(body, type=body_type)
+        return decode(body)
     except msgspec.ValidationError as error:
         raise ApiError(Code.INVALID_REQUEST, f"invalid request: {error}") from None
     except msgspec.DecodeError as error:
@@ -212,7 +223,7 @@ class InvokeEndpoint:
             raise ApiError(Code.UNAUTHORIZED, "a valid key is required: Authorization: Bearer <key>")
         if not principal.has_scope("invoke"):
             raise ApiError(Code.FORBIDDEN, "this key lacks the scope for this endpoint (invoke)")
-        body = await self._body(scope, receive, host.config.server.max_body_bytes)
+        body = decode_body(await receive_body(scope, receive, host.config.server.max_body_bytes), self._decode)
         if self.in_flight >= host.config.server.max_concurrent_invocations:
             raise ApiError(Code.BUSY, "too many invocations in flight; retry shortly")
         self.in_flight += 1
@@ -229,31 +240,6 @@ class InvokeEndpoint:
             }
         )
         await send({"type": "http.response.body", "body": content})
-
-    async def _body(self, scope: Scope, receive: Receive, limit: int) -> InvokeRequest:
-        for name, value in scope["headers"]:
-            if name == b"content-length" and value.isdigit() and int(value) > limit:
-                raise ApiError(Code.PAYLOAD_TOO_LARGE, f"request body exceeds {limit} bytes")
-        chunks, size, more = [], 0, True
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                raise ApiError(Code.INVALID_REQUEST, "the client went away before sending the body")
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                raise ApiError(Code.PAYLOAD_TOO_LARGE, f"request body exceeds {limit} bytes")
-            chunks.append(chunk)
-            more = message.get("more_body", False)
-        body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-        if not body.strip():
-            raise ApiError(Code.INVALID_REQUEST, "the request needs a JSON body")
-        try:
-            return self._decode(body)
-        except msgspec.ValidationError as error:
-            raise ApiError(Code.INVALID_REQUEST, f"invalid request: {error}") from None
-        except msgspec.DecodeError as error:
-            raise ApiError(Code.INVALID_REQUEST, f"request body is not valid JSON: {error}") from None
 
     @staticmethod
     async def _run(host: Host, name: str, body: InvokeRequest, principal: Principal) -> Outcome:
@@ -287,7 +273,6 @@ def outcome_body(outcome: Outcome) -> tuple[int, bytes]:
         refused = _RefusedOutcome(**msgspec.structs.asdict(outcome), error=_ErrorBody(code, outcome.message or ""))
         return http_status(code), _encode(refused)
     return (202 if outcome.status is Status.PENDING else 200), _encode(outcome)
-
 
 
 class ConversationRequest(msgspec.Struct, forbid_unknown_fields=True):
