@@ -9,6 +9,7 @@ import httpx
 import pytest
 import steward_websearch
 from loopback import TEST_ADDRESS
+from steward_websearch.service_api import host_of
 from upstreams import ARTICLE, SearxShaped, Site
 
 from steward.testing import Rule, ScriptedModel, serve_app, serve_host
@@ -452,3 +453,18 @@ def test_recover_tries_the_other_archives_after_the_wayback_machine(site, searx,
         "captured_at": "2024-05-05T06:07:08+00:00",
     }
     assert body.json()["content"].startswith("This archived page about kettles")
+
+
+@pytest.mark.parametrize(
+    ("url", "host"),
+    [
+        ("https://Example.ORG:8443/path", "example.org"),
+        ("http://[::1]/", "::1"),
+        ("http://evil host\u2028x/", ""),
+        ("http://a%0Astatus=200/", ""),
+        ("not a url", ""),
+        (None, ""),
+    ],
+)
+def test_only_host_shaped_text_reaches_logs_and_limits(url, host):
+    assert host_of(url) == host

@@ -9,6 +9,7 @@ and writes the audit record, then one log line and the metrics.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -63,11 +64,16 @@ class ServiceGate:
             return await steward.invoke_capability(request, capability, arguments, surface=steward.Surface.SERVICE)
 
 
+_HOST = re.compile(r"[a-z0-9._:\[\]-]{1,255}")
+
+
 def host_of(url: str | None) -> str:
+    """The URL's host for logs and limits; anything that is not host-shaped is empty (never logged)."""
     try:
-        return (urlsplit(url or "").hostname or "").lower()
+        host = (urlsplit(url or "").hostname or "").lower()
     except ValueError:
         return ""
+    return host if _HOST.fullmatch(host) else ""
 
 
 def native_routes(gate: ServiceGate) -> list[Route]:
