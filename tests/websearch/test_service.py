@@ -392,8 +392,10 @@ def test_one_log_line_per_request_without_bodies_or_keys(served, site, caplog):
     with caplog.at_level(logging.INFO, logger="steward.plugins.websearch.service"):
         client.post("/v1/fetch", json={"url": f"{base}/article?q=private-words"})
         client.post("/v1/fetch", json={"url": f"{base}/to-private"})
+        served.client(None).post("/v2/scrape", json={"url": f"{base}/article"})
     lines = [record.getMessage() for record in caplog.records if record.name == "steward.plugins.websearch.service"]
-    assert len(lines) == 2
+    assert len(lines) == 3
+    assert lines[2] == "service /v2/scrape key=- host=- status=401 bytes=0 tokens=0/0 cache=- guard=-"
     assert lines[0] == (
         f"service /v1/fetch key=fleet-7 host={TEST_ADDRESS} status=200 bytes={len(ARTICLE.encode())} "
         f"tokens={(len(ARTICLE) + 3) // 4}/{lines[0].split('/')[-1].split(' ')[0]} cache=miss guard=pass"

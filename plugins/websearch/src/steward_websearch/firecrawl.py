@@ -29,8 +29,7 @@ from starlette.routing import Route
 
 import steward
 from steward_websearch import telemetry
-from steward_websearch.admission import Busy
-from steward_websearch.service_api import NotPreapproved, ServiceGate, host_of
+from steward_websearch.service_api import Refused, ServiceGate, host_of
 
 FORMATS = {"markdown": None, "html": "html", "rawHtml": "raw_html", "links": "links"}
 TBS_RANGES = {"qdr:d": "day", "qdr:w": "week", "qdr:m": "month", "qdr:y": "year"}
@@ -88,11 +87,11 @@ class SearchRequest(msgspec.Struct, rename="camel"):
 def firecrawl_routes(gate: ServiceGate) -> list[Route]:
     async def scrape(request: Request) -> Response:
         """Firecrawl-compatible scrape (v2 wire format)."""
-        return await _respond(request, gate, "web.fetch", _scrape_arguments, _scrape_data)
+        return await _respond(request, gate, "web.fetch", ScrapeRequest, _scrape_arguments, _scrape_data)
 
     async def search(request: Request) -> Response:
         """Firecrawl-compatible search (v2 wire format)."""
-        return await _respond(request, gate, "web.search", _search_arguments, _search_data)
+        return await _respond(request, gate, "web.search", SearchRequest, _search_arguments, _search_data)
 
     return [Route("/v2/scrape", scrape, methods=["POST"]), Route("/v2/search", search, methods=["POST"])]
 
@@ -101,16 +100,14 @@ async def _respond(
     request: Request,
     gate: ServiceGate,
     capability: str,
+    body_type: type[msgspec.Struct],
     translate: Callable[[Any], tuple[dict[str, Any], View]],
     render: Callable[[Any, View], dict[str, Any]],
 ) -> Response:
-    outcome = None
-    target = ""
-    key = "-"
+    key, target, outcome = "-", "", None
     try:
-        principal = await _principal(request)
-        key = principal.name
-        arguments, view = translate(await _decode(request, capability))
+        key = (await gate.caller(request)).name
+        arguments, view = translate(await steward.read_json(request, body_type))
         target = arguments.get("url", "")
         outcome = await gate.run(request, capability, arguments, target or None)
         if outcome.status is not steward.Status.OK:
@@ -118,33 +115,14 @@ async def _respond(
         response = steward.json_response(render(outcome.result, view))
     except FirecrawlError as error:
         response = _error(error)
-    except NotPreapproved as error:
-        response = _error(FirecrawlError(str(error), 403))
-    except Busy as error:
-        response = _error(FirecrawlError(error.message, 429))
-        response.headers["Retry-After"] = str(error.retry_after)
+    except Refused as error:
+        response = _error(FirecrawlError(error.message, error.status))
+        if error.retry_after is not None:
+            response.headers["Retry-After"] = str(error.retry_after)
+    except steward.ApiError as error:
+        response = _error(FirecrawlError(error.message, error.status))
     telemetry.observe(request.url.path, key, host_of(target), response.status_code, outcome)
     return response
-
-
-async def _principal(request: Request) -> steward.Principal:
-    @steward.require_scope("service")
-    async def identify(request: Request) -> Response:
-        return Response()
-
-    try:
-        await identify(request)
-    except steward.ApiError as error:
-        raise FirecrawlError(error.message, error.status) from None
-    return request.state.principal
-
-
-async def _decode(request: Request, capability: str) -> Any:
-    body_type = ScrapeRequest if capability == "web.fetch" else SearchRequest
-    try:
-        return await steward.read_json(request, body_type)
-    except steward.ApiError as error:
-        raise FirecrawlError(error.message, error.status) from None
 
 
 def _scrape_arguments(body: ScrapeRequest) -> tuple[dict[str, Any], View]:

@@ -33,8 +33,12 @@ _STATUS = {
 }
 
 
-class NotPreapproved(Exception):
-    pass
+class Refused(Exception):
+    """The gate said no before anything ran: ``status`` and ``code`` say why; ``retry_after`` if waiting helps."""
+
+    def __init__(self, code: str, message: str, status: int, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.status, self.retry_after = code, message, status, retry_after
 
 
 class _Peek(msgspec.Struct):
@@ -45,23 +49,41 @@ class _Peek(msgspec.Struct):
 
 
 class ServiceGate:
-    """Runs service requests for one app; holds its admission state."""
+    """Lets service requests through for one app: who calls, whether they may, whether there is room."""
 
     def __init__(self, settings: WebsearchSettings) -> None:
         self.admission = Admission(settings.service)
 
+    async def caller(self, request: Request) -> steward.Principal:
+        """The request's key, which must hold scope ``service``; :class:`Refused` (401, 403) if not."""
+
+        @steward.require_scope("service")
+        async def identify(request: Request) -> Response:
+            return Response()
+
+        try:
+            await identify(request)
+        except steward.ApiError as error:
+            raise Refused(error.code, error.message, error.status) from None
+        return request.state.principal
+
     async def run(
         self, request: Request, capability: str, arguments: bytes | dict[str, Any], target: str | None
     ) -> steward.Outcome:
-        """The outcome of ``capability`` for the request's caller; :class:`Busy` or :class:`NotPreapproved`."""
+        """The outcome of ``capability`` for the caller; :class:`Refused` without pre-approval or room."""
         principal: steward.Principal = request.state.principal
         if capability not in principal.preapproved:
-            raise NotPreapproved(
+            raise Refused(
+                steward.Code.FORBIDDEN,
                 f"key {principal.name!r} may not use the fetch service: it needs {capability} pre-approved "
-                f"(steward keys add NAME --scope service --preapprove web.fetch --preapprove web.search)"
+                "(steward keys add NAME --scope service --preapprove web.fetch --preapprove web.search)",
+                403,
             )
-        with self.admission.admit(principal.name, host_of(target) if target else None):
-            return await steward.invoke_capability(request, capability, arguments, surface=steward.Surface.SERVICE)
+        try:
+            with self.admission.admit(principal.name, host_of(target) if target else None):
+                return await steward.invoke_capability(request, capability, arguments, surface=steward.Surface.SERVICE)
+        except Busy as error:
+            raise Refused(steward.Code.BUSY, error.message, 429, error.retry_after) from None
 
 
 _HOST = re.compile(r"[a-z0-9._:\[\]-]{1,255}")
@@ -77,22 +99,34 @@ def host_of(url: str | None) -> str:
 
 
 def native_routes(gate: ServiceGate) -> list[Route]:
-    @steward.require_scope("service")
     async def fetch(request: Request) -> Response:
         """The fetch service: one page through the guard as clean Markdown, raw text, jq or a digest."""
-        body = await steward.read_body(request)
-        peek = _peek(body)
-        target = peek.url if isinstance(peek.url, str) else None
-        hint = "browser" if peek.recover is True else "recover"
-        return await _answer(request, gate, "web.fetch", body, target, hint)
+        return await _answer(request, gate, "web.fetch")
 
-    @steward.require_scope("service")
     async def search(request: Request) -> Response:
         """The fetch service: web search results from the household's SearXNG."""
-        body = await steward.read_body(request)
-        return await _answer(request, gate, "web.search", body, None, None)
+        return await _answer(request, gate, "web.search")
 
     return [Route("/v1/fetch", fetch, methods=["POST"]), Route("/v1/search", search, methods=["POST"])]
+
+
+async def _answer(request: Request, gate: ServiceGate, capability: str) -> Response:
+    key, target, outcome = "-", None, None
+    try:
+        key = (await gate.caller(request)).name
+        body = await steward.read_body(request)
+        peek = _peek(body) if capability == "web.fetch" else _Peek()
+        target = peek.url if isinstance(peek.url, str) else None
+        outcome = await gate.run(request, capability, body, target)
+        response = native_response(outcome, hint="browser" if peek.recover is True else "recover")
+    except Refused as error:
+        response = error_body(error.code, error.message, error.status)
+        if error.retry_after is not None:
+            response.headers["Retry-After"] = str(error.retry_after)
+    except steward.ApiError as error:
+        response = error_body(error.code, error.message, error.status)
+    telemetry.observe(request.url.path, key, host_of(target), response.status_code, outcome)
+    return response
 
 
 def _peek(body: bytes) -> _Peek:
@@ -102,25 +136,7 @@ def _peek(body: bytes) -> _Peek:
         return _Peek()
 
 
-async def _answer(
-    request: Request, gate: ServiceGate, capability: str, body: bytes, target: str | None, hint: str | None
-) -> Response:
-    route = request.url.path
-    key = request.state.principal.name
-    outcome = None
-    try:
-        outcome = await gate.run(request, capability, body, target)
-        response = native_response(outcome, hint)
-    except NotPreapproved as error:
-        response = error_body(steward.Code.FORBIDDEN, str(error), 403)
-    except Busy as error:
-        response = error_body(steward.Code.BUSY, error.message, 429)
-        response.headers["Retry-After"] = str(error.retry_after)
-    telemetry.observe(route, key, host_of(target), response.status_code, outcome)
-    return response
-
-
-def native_response(outcome: steward.Outcome, hint: str | None) -> Response:
+def native_response(outcome: steward.Outcome, hint: str) -> Response:
     if outcome.status is steward.Status.OK:
         return steward.json_response(outcome.result)
     code = outcome.code or steward.Code.INTERNAL_ERROR
