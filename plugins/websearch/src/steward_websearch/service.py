@@ -41,21 +41,34 @@ from steward_websearch.settings import WebsearchSettings
 
 MAX_RESULT_BYTES = 8 * 1024 * 1024
 BLOCKED_STATUSES = frozenset({403, 429})
-Text = Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]
+
+
+Question = Annotated[
+    str,
+    msgspec.Meta(min_length=1, max_length=2000, description="What the caller wants; focuses a digest or a ranking."),
+]
 
 
 class ServiceFetchArguments(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     url: HttpUrl
-    question: Text | None = None
-    mode: Literal["clean", "raw", "digest"] = "clean"
-    jq: Text | None = None
-    recover: bool = False
-    max_tokens: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] | None = None
-    include: list[Literal["html", "raw_html", "links"]] = []
-    main_content_only: bool = True
-    max_age: Annotated[float, msgspec.Meta(ge=0)] | None = None
-    store: bool = True
-    timeout: Annotated[float, msgspec.Meta(gt=0, le=120)] | None = None
+    question: Question | None = None
+    mode: Annotated[
+        Literal["clean", "raw", "digest"], msgspec.Meta(description="clean Markdown, the raw text, or a digest")
+    ] = "clean"
+    jq: Annotated[str, msgspec.Meta(min_length=1, max_length=2000, description="jq for a JSON response.")] | None = None
+    recover: Annotated[bool, msgspec.Meta(description="Try archived copies when the site refuses.")] = False
+    max_tokens: (
+        Annotated[int, msgspec.Meta(ge=1, le=1_000_000, description="Cut to about this many tokens.")] | None
+    ) = None
+    include: Annotated[
+        list[Literal["html", "raw_html", "links"]], msgspec.Meta(description="Extra forms of the page to return.")
+    ] = []
+    main_content_only: Annotated[bool, msgspec.Meta(description="false: the whole page but navigation.")] = True
+    max_age: Annotated[float, msgspec.Meta(ge=0, description="Seconds a cached copy may be old; 0 fetches.")] | None = (
+        None
+    )
+    store: Annotated[bool, msgspec.Meta(description="false keeps this page out of the cache.")] = True
+    timeout: Annotated[float, msgspec.Meta(gt=0, le=120, description="Seconds the request may take.")] | None = None
 
 
 class FetchSource(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -94,7 +107,7 @@ class ServiceFetchResult(msgspec.Struct, kw_only=True, omit_defaults=True):
 class ServiceSearchArguments(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     query: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
     k: Annotated[int, msgspec.Meta(ge=1, le=20)] = 5
-    question: Text | None = None
+    question: Question | None = None
     time_range: Literal["day", "week", "month", "year"] | None = None
 
 
