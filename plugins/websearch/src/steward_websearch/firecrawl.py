@@ -35,18 +35,15 @@ FORMATS = {"markdown": None, "html": "html", "rawHtml": "raw_html", "links": "li
 TBS_RANGES = {"qdr:d": "day", "qdr:w": "week", "qdr:m": "month", "qdr:y": "year"}
 MAX_SEARCH_LIMIT = 20
 
+# Outcome codes by the status the SDK maps to the right exception; every other code is a 500.
 _STATUS = {
     "INVALID_ARGUMENTS": 400,
-    "INVALID_REQUEST": 400,
     "JQ_FAILED": 400,
-    "UNAUTHORIZED": 401,
+    "JQ_NOT_APPLICABLE": 400,
     "FETCH_TARGET_REJECTED": 403,
     "UPSTREAM_BLOCKED": 403,
     "CAPABILITY_DISABLED": 403,
-    "FORBIDDEN": 403,
     "TIMEOUT": 408,
-    "BUSY": 429,
-    "PAYLOAD_TOO_LARGE": 413,
 }
 _CODES = {"DNS_RESOLUTION_FAILED": "SCRAPE_DNS_RESOLUTION_ERROR", "TLS_FAILED": "SCRAPE_SSL_ERROR"}
 
