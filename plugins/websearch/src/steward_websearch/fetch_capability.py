@@ -8,7 +8,9 @@ runs in a worker thread (html5lib is pure Python and would stall the event loop)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
+from collections.abc import Iterator
 from typing import Annotated
 
 import msgspec
@@ -46,12 +48,8 @@ class FetchResult(msgspec.Struct, kw_only=True):
 async def fetch(arguments: FetchArguments, context: steward.InvocationContext) -> FetchResult:
     settings = context.settings
     fetcher = fetcher_for(settings.guard(), settings.limits(), settings.ca_bundle)
-    try:
+    with reported_as_failures():
         page = await fetcher.get(arguments.url)
-    except TargetRejected as error:
-        raise steward.CapabilityError("FETCH_TARGET_REJECTED", str(error)) from None
-    except FetchFailed as error:
-        raise steward.CapabilityError(error.code, error.message) from None
     now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     kind = media_type(page.content_type)[0]
     if page.location is not None:
@@ -68,12 +66,8 @@ async def fetch(arguments: FetchArguments, context: steward.InvocationContext) -
     if page.status >= 400 or page.status < 200:
         code = "UPSTREAM_UNAVAILABLE" if page.status >= 500 else "FETCH_HTTP_ERROR"
         raise steward.CapabilityError(code, f"the page answered HTTP {page.status}")
-    try:
+    with reported_as_failures():
         document = await asyncio.to_thread(extract, page.body, url=arguments.url, content_type=page.content_type)
-    except UnsupportedContent as error:
-        raise steward.CapabilityError("UNSUPPORTED_CONTENT_TYPE", str(error)) from None
-    except InvalidContent as error:
-        raise steward.CapabilityError("INVALID_CONTENT", str(error)) from None
     result = FetchResult(
         url=arguments.url,
         final_url=arguments.url,
@@ -88,6 +82,21 @@ async def fetch(arguments: FetchArguments, context: steward.InvocationContext) -
     result.text, cut = fit_text(document.markdown, budget)
     result.truncated = result.truncated or cut
     return result
+
+
+@contextlib.contextmanager
+def reported_as_failures() -> Iterator[None]:
+    """The guard's, the fetcher's and extraction's exceptions as the outcome codes web.fetch reports."""
+    try:
+        yield
+    except TargetRejected as error:
+        raise steward.CapabilityError("FETCH_TARGET_REJECTED", str(error)) from None
+    except FetchFailed as error:
+        raise steward.CapabilityError(error.code, error.message) from None
+    except UnsupportedContent as error:
+        raise steward.CapabilityError("UNSUPPORTED_CONTENT_TYPE", str(error)) from None
+    except InvalidContent as error:
+        raise steward.CapabilityError("INVALID_CONTENT", str(error)) from None
 
 
 def fit_text(text: str, budget: int) -> tuple[str, bool]:

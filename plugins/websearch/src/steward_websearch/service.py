@@ -24,7 +24,6 @@ from steward_websearch.digest import DigestUnavailable, digest
 from steward_websearch.extract import (
     Document,
     InvalidContent,
-    UnsupportedContent,
     compile_jq,
     estimate_tokens,
     extract,
@@ -32,9 +31,9 @@ from steward_websearch.extract import (
     media_type,
     text_body,
 )
-from steward_websearch.fetch import FetchedPage, FetchFailed, fetcher_for
-from steward_websearch.fetch_capability import HttpUrl
-from steward_websearch.guard import TargetRejected, UnresolvableHost
+from steward_websearch.fetch import FetchedPage, fetcher_for
+from steward_websearch.fetch_capability import HttpUrl, reported_as_failures
+from steward_websearch.guard import UnresolvableHost
 from steward_websearch.page_cache import CachedPage, PageCache, lifetime
 from steward_websearch.search import ask_searxng, parse_hit
 from steward_websearch.settings import WebsearchSettings
@@ -252,14 +251,11 @@ async def _page(arguments: ServiceFetchArguments, settings: WebsearchSettings, d
 
 async def _fetch(arguments: ServiceFetchArguments, settings: WebsearchSettings) -> tuple[FetchedPage, Snapshot | None]:
     fetcher = fetcher_for(settings.guard(), settings.limits(), settings.ca_bundle)
-    try:
-        page = await fetcher.follow(arguments.url)
-    except UnresolvableHost as error:
-        raise steward.CapabilityError("DNS_RESOLUTION_FAILED", str(error)) from None
-    except TargetRejected as error:
-        raise steward.CapabilityError("FETCH_TARGET_REJECTED", str(error)) from None
-    except FetchFailed as error:
-        raise steward.CapabilityError(error.code, error.message) from None
+    with reported_as_failures():
+        try:
+            page = await fetcher.follow(arguments.url)
+        except UnresolvableHost as error:
+            raise steward.CapabilityError("DNS_RESOLUTION_FAILED", str(error)) from None
     if 200 <= page.status < 300:
         return page, None
     if not looks_blocked(page):
@@ -287,21 +283,15 @@ async def _extract(
     body: bytes, url: str, content_type: str, *, main_content_only: bool = True, with_html: bool = False
 ) -> Document:
     """The page's clean extraction, in a worker thread (html5lib would stall the event loop)."""
-    try:
+    with reported_as_failures():
         return await asyncio.to_thread(
             extract, body, url=url, content_type=content_type, main_content_only=main_content_only, with_html=with_html
         )
-    except UnsupportedContent as error:
-        raise steward.CapabilityError("UNSUPPORTED_CONTENT_TYPE", str(error)) from None
-    except InvalidContent as error:
-        raise steward.CapabilityError("INVALID_CONTENT", str(error)) from None
 
 
 def _raw(page: _Page) -> str:
-    try:
+    with reported_as_failures():
         return text_body(page.body, page.content_type)
-    except UnsupportedContent as error:
-        raise steward.CapabilityError("UNSUPPORTED_CONTENT_TYPE", str(error)) from None
 
 
 def _jq(page: _Page, program: str) -> str:
