@@ -18,7 +18,7 @@ What the real SDK (firecrawl-py 4.x) sends and accepts shaped this module:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,8 +28,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 import steward
-from steward_websearch import telemetry
-from steward_websearch.service_api import Refused, ServiceGate, host_of
+from steward_websearch.service_api import ServiceGate
 
 FORMATS = {"markdown": None, "html": "html", "rawHtml": "raw_html", "links": "links"}
 TBS_RANGES = {"qdr:d": "day", "qdr:w": "week", "qdr:m": "month", "qdr:y": "year"}
@@ -46,12 +45,6 @@ _STATUS = {
     "TIMEOUT": 408,
 }
 _CODES = {"DNS_RESOLUTION_FAILED": "SCRAPE_DNS_RESOLUTION_ERROR", "TLS_FAILED": "SCRAPE_SSL_ERROR"}
-
-
-class FirecrawlError(Exception):
-    def __init__(self, message: str, status: int, code: str | None = None, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.message, self.status, self.code, self.hint = message, status, code, hint
 
 
 class ScrapeRequest(msgspec.Struct, rename="camel"):
@@ -82,52 +75,53 @@ class SearchRequest(msgspec.Struct, rename="camel"):
 
 
 def firecrawl_routes(gate: ServiceGate) -> list[Route]:
+    read_scrape = _reading(ScrapeRequest, _scrape_arguments)
+    read_search = _reading(SearchRequest, _search_arguments)
+
     async def scrape(request: Request) -> Response:
         """Firecrawl-compatible scrape (v2 wire format)."""
-        return await _respond(request, gate, "web.fetch", ScrapeRequest, _scrape_arguments, _scrape_data)
+        return await gate.serve(request, "web.fetch", read_scrape, _answering(_scrape_data), _refusal)
 
     async def search(request: Request) -> Response:
         """Firecrawl-compatible search (v2 wire format)."""
-        return await _respond(request, gate, "web.search", SearchRequest, _search_arguments, _search_data)
+        return await gate.serve(request, "web.search", read_search, _answering(_search_data), _refusal)
 
     return [Route("/v2/scrape", scrape, methods=["POST"]), Route("/v2/search", search, methods=["POST"])]
 
 
-async def _respond(
-    request: Request,
-    gate: ServiceGate,
-    capability: str,
-    body_type: type[msgspec.Struct],
-    translate: Callable[[Any], tuple[dict[str, Any], View]],
-    render: Callable[[Any, View], dict[str, Any]],
-) -> Response:
-    key, target, outcome = "-", "", None
-    try:
-        key = (await gate.caller(request)).name
+def _reading(
+    body_type: type[msgspec.Struct], translate: Callable[[Any], tuple[dict[str, Any], View]]
+) -> Callable[[Request], Awaitable[tuple[dict[str, Any], str | None, View]]]:
+    """A request's Firecrawl body, decoded and translated into the service's arguments."""
+
+    async def read(request: Request) -> tuple[dict[str, Any], str | None, View]:
         arguments, view = translate(await steward.read_json(request, body_type))
-        target = arguments.get("url", "")
-        outcome = await gate.run(request, capability, arguments, target or None)
-        if outcome.status is not steward.Status.OK:
-            raise _failure(outcome, view)
-        response = steward.json_response(render(outcome.result, view))
-    except FirecrawlError as error:
-        response = _error(error)
-    except Refused as error:
-        response = _error(FirecrawlError(error.message, error.status))
-        if error.retry_after is not None:
-            response.headers["Retry-After"] = str(error.retry_after)
-    except steward.ApiError as error:
-        response = _error(FirecrawlError(error.message, error.status))
-    telemetry.observe(request.url.path, key, host_of(target), response.status_code, outcome)
-    return response
+        return arguments, arguments.get("url"), view
+
+    return read
+
+
+def _answering(render: Callable[[Any, View], dict[str, Any]]) -> Callable[[steward.Outcome, View], Response]:
+    def answer(outcome: steward.Outcome, view: View) -> Response:
+        if outcome.status is steward.Status.OK:
+            return steward.json_response(render(outcome.result, view))
+        code = outcome.code or "INTERNAL_ERROR"
+        hint = ("browser" if view.recover else "recover") if code == "UPSTREAM_BLOCKED" else None
+        return _error(outcome.message or code, _STATUS.get(code, 500), _CODES.get(code), hint)
+
+    return answer
+
+
+def _refusal(code: str, message: str, status: int) -> Response:
+    return _error(message, status)
 
 
 def _scrape_arguments(body: ScrapeRequest) -> tuple[dict[str, Any], View]:
     wanted = [item if isinstance(item, str) else str(item.get("type", "?")) for item in body.formats]
     unsupported = [name for name in wanted if name not in FORMATS]
     if unsupported:
-        raise FirecrawlError(
-            f"unsupported formats: {', '.join(unsupported)} (Steward serves markdown, html, rawHtml and links)", 400
+        raise _bad_request(
+            f"unsupported formats: {', '.join(unsupported)} (Steward serves markdown, html, rawHtml and links)",
         )
     arguments: dict[str, Any] = {
         "url": body.url,
@@ -185,13 +179,19 @@ def _search_arguments(body: SearchRequest) -> tuple[dict[str, Any], View]:
     sources = [item if isinstance(item, str) else str(item.get("type", "?")) for item in body.sources]
     unsupported = [name for name in sources if name != "web"]
     if unsupported:
-        raise FirecrawlError(f"unsupported sources: {', '.join(unsupported)} (Steward searches the web only)", 400)
+        raise _bad_request(
+            f"unsupported sources: {', '.join(unsupported)} (Steward searches the web only)",
+        )
     if body.scrape_options:
-        raise FirecrawlError("scrapeOptions is not supported: scrape the results you need with /v2/scrape", 400)
+        raise steward.ApiError(
+            steward.Code.INVALID_REQUEST, "scrapeOptions is not supported: scrape the results you need with /v2/scrape"
+        )
     arguments: dict[str, Any] = {"query": body.query, "k": min(max(body.limit, 1), MAX_SEARCH_LIMIT)}
     if body.tbs:
         if body.tbs not in TBS_RANGES:
-            raise FirecrawlError(f"unsupported tbs {body.tbs!r}: use one of {', '.join(TBS_RANGES)}", 400)
+            raise steward.ApiError(
+                steward.Code.INVALID_REQUEST, f"unsupported tbs {body.tbs!r}: use one of {', '.join(TBS_RANGES)}"
+            )
         arguments["time_range"] = TBS_RANGES[body.tbs]
     return arguments, View(limit_asked=body.limit)
 
@@ -210,16 +210,15 @@ def _search_data(result: Any, view: View) -> dict[str, Any]:
     return body
 
 
-def _failure(outcome: steward.Outcome, view: View) -> FirecrawlError:
-    code = outcome.code or "INTERNAL_ERROR"
-    hint = ("browser" if view.recover else "recover") if code == "UPSTREAM_BLOCKED" else None
-    return FirecrawlError(outcome.message or code, _STATUS.get(code, 500), _CODES.get(code), hint)
+def _bad_request(message: str) -> steward.ApiError:
+    return steward.ApiError(steward.Code.INVALID_REQUEST, message)
 
 
-def _error(error: FirecrawlError) -> Response:
-    body: dict[str, Any] = {"success": False, "error": error.message}
-    if error.code:
-        body["code"] = error.code
-    if error.hint:
-        body["hint"] = error.hint
-    return steward.json_response(body, error.status)
+def _error(message: str, status: int, code: str | None = None, hint: str | None = None) -> Response:
+    """Firecrawl's error shape; ``code`` and ``hint`` only where they apply."""
+    body: dict[str, Any] = {"success": False, "error": message}
+    if code:
+        body["code"] = code
+    if hint:
+        body["hint"] = hint
+    return steward.json_response(body, status)

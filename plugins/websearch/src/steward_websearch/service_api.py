@@ -10,6 +10,7 @@ and writes the audit record, then one log line and the metrics.
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -48,6 +49,12 @@ class _Peek(msgspec.Struct):
     recover: Any = False
 
 
+@steward.require_scope("service")
+async def _identify(request: Request) -> Response:
+    """Nothing but core's key and scope check (which sets ``request.state.principal``)."""
+    return Response()
+
+
 class ServiceGate:
     """Lets service requests through for one app: who calls, whether they may, whether there is room."""
 
@@ -57,12 +64,8 @@ class ServiceGate:
     async def caller(self, request: Request) -> steward.Principal:
         """The request's key, which must hold scope ``service``; :class:`Refused` (401, 403) if not."""
 
-        @steward.require_scope("service")
-        async def identify(request: Request) -> Response:
-            return Response()
-
         try:
-            await identify(request)
+            await _identify(request)
         except steward.ApiError as error:
             raise Refused(error.code, error.message, error.status) from None
         return request.state.principal
@@ -85,6 +88,35 @@ class ServiceGate:
         except Busy as error:
             raise Refused(steward.Code.BUSY, error.message, 429, error.retry_after) from None
 
+    async def serve(
+        self,
+        request: Request,
+        capability: str,
+        prepare: Callable[[Request], Awaitable[tuple[bytes | dict[str, Any], str | None, Any]]],
+        answer: Callable[[steward.Outcome, Any], Response],
+        refuse: Callable[[str, str, int], Response],
+    ) -> Response:
+        """One service request end to end, in the wire format its API speaks.
+
+        ``prepare`` reads the request into (arguments, target URL, what ``answer`` needs besides
+        the outcome); ``refuse`` renders a refusal before anything ran (code, message, status).
+        Every request, refused or not, gets its log line.
+        """
+        key, target, outcome = "-", None, None
+        try:
+            key = (await self.caller(request)).name
+            arguments, target, view = await prepare(request)
+            outcome = await self.run(request, capability, arguments, target)
+            response = answer(outcome, view)
+        except Refused as error:
+            response = refuse(error.code, error.message, error.status)
+            if error.retry_after is not None:
+                response.headers["Retry-After"] = str(error.retry_after)
+        except steward.ApiError as error:
+            response = refuse(error.code, error.message, error.status)
+        telemetry.observe(request.url.path, key, host_of(target), response.status_code, outcome)
+        return response
+
 
 _HOST = re.compile(r"[a-z0-9._:\[\]-]{1,255}")
 
@@ -101,39 +133,28 @@ def host_of(url: str | None) -> str:
 def native_routes(gate: ServiceGate) -> list[Route]:
     async def fetch(request: Request) -> Response:
         """The fetch service: one page through the guard as clean Markdown, raw text, jq or a digest."""
-        return await _answer(request, gate, "web.fetch")
+        return await gate.serve(request, "web.fetch", _prepare_fetch, native_response, error_body)
 
     async def search(request: Request) -> Response:
         """The fetch service: web search results from the household's SearXNG."""
-        return await _answer(request, gate, "web.search")
+        return await gate.serve(request, "web.search", _prepare_search, native_response, error_body)
 
     return [Route("/v1/fetch", fetch, methods=["POST"]), Route("/v1/search", search, methods=["POST"])]
 
 
-async def _answer(request: Request, gate: ServiceGate, capability: str) -> Response:
-    key, target, outcome = "-", None, None
+async def _prepare_fetch(request: Request) -> tuple[bytes, str | None, str]:
+    """The body as the executor will validate it, its target, and the hint for a refusing site."""
+    body = await steward.read_body(request)
     try:
-        key = (await gate.caller(request)).name
-        body = await steward.read_body(request)
-        peek = _peek(body) if capability == "web.fetch" else _Peek()
-        target = peek.url if isinstance(peek.url, str) else None
-        outcome = await gate.run(request, capability, body, target)
-        response = native_response(outcome, hint="browser" if peek.recover is True else "recover")
-    except Refused as error:
-        response = error_body(error.code, error.message, error.status)
-        if error.retry_after is not None:
-            response.headers["Retry-After"] = str(error.retry_after)
-    except steward.ApiError as error:
-        response = error_body(error.code, error.message, error.status)
-    telemetry.observe(request.url.path, key, host_of(target), response.status_code, outcome)
-    return response
-
-
-def _peek(body: bytes) -> _Peek:
-    try:
-        return msgspec.json.decode(body, type=_Peek)
+        peek = msgspec.json.decode(body, type=_Peek)
     except (msgspec.DecodeError, msgspec.ValidationError):
-        return _Peek()
+        peek = _Peek()
+    target = peek.url if isinstance(peek.url, str) else None
+    return body, target, "browser" if peek.recover is True else "recover"
+
+
+async def _prepare_search(request: Request) -> tuple[bytes, None, str]:
+    return await steward.read_body(request), None, "recover"
 
 
 def native_response(outcome: steward.Outcome, hint: str) -> Response:
