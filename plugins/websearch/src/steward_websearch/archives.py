@@ -13,6 +13,7 @@ import email.utils
 import re
 from urllib.parse import quote
 
+import httpx
 import msgspec
 
 from steward_websearch.fetch import FetchedPage, Fetcher, FetchFailed
@@ -59,8 +60,7 @@ async def recover(fetcher: Fetcher, url: str, settings: RecoverSettings) -> tupl
         page = await _get(fetcher, template.replace("{url}", url), misses)
         if page is not None:
             captured = _memento_datetime(page.headers.get("memento-datetime", ""))
-            archive = str(page.final_url).split("/")[2]
-            return page, Snapshot(archive=archive, url=page.final_url, captured_at=captured)
+            return page, Snapshot(archive=_site(page.final_url), url=page.final_url, captured_at=captured)
     raise NoSnapshot("; ".join(misses) or "no archive is configured")
 
 
@@ -88,7 +88,7 @@ async def _wayback(fetcher: Fetcher, url: str, base: str, misses: list[str]) -> 
 
 
 async def _get(fetcher: Fetcher, url: str, misses: list[str]) -> FetchedPage | None:
-    host = url.split("/")[2] if url.count("/") >= 2 else url
+    host = _site(url)
     try:
         page = await fetcher.follow(url)
     except TargetRejected as error:
@@ -101,6 +101,14 @@ async def _get(fetcher: Fetcher, url: str, misses: list[str]) -> FetchedPage | N
         misses.append(f"{host}: HTTP {page.status}")
         return None
     return page
+
+
+def _site(url: str) -> str:
+    """``host[:port]`` of an archive URL, to name the archive."""
+    try:
+        return httpx.URL(url).netloc.decode("ascii")
+    except (httpx.InvalidURL, UnicodeDecodeError):
+        return url[:100]
 
 
 def _wayback_timestamp(stamp: str) -> str:
