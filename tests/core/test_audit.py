@@ -1,4 +1,6 @@
+import asyncio
 import json
+import os
 
 import pytest
 from principals import ALICE
@@ -12,8 +14,13 @@ pytestmark = pytest.mark.anyio
 SECRET_TEXT = "zebra-marmalade-4417"
 
 
+def log_text(host):
+    host.audit.flush()
+    return host.audit.path.read_text()
+
+
 def records(host):
-    return [json.loads(line) for line in host.audit.path.read_text().splitlines()]
+    return [json.loads(line) for line in log_text(host).splitlines()]
 
 
 async def test_one_record_per_outcome_of_every_kind(host):
@@ -56,7 +63,7 @@ async def test_arguments_and_results_never_reach_the_log(host):
     await host.executor.invoke("sample.echo", {"text": SECRET_TEXT * 9}, caller=ALICE, surface=Surface.INVOKE)
     pending = await host.executor.invoke("sample.send", {"text": SECRET_TEXT}, caller=ALICE, surface=Surface.INVOKE)
     await host.executor.answer(pending.pending_confirmation.token, True, caller=ALICE, surface=Surface.INVOKE)
-    log = host.audit.path.read_text()
+    log = log_text(host)
     assert len(log.splitlines()) == 4
     assert SECRET_TEXT not in log
     assert pending.pending_confirmation.token not in log
@@ -65,7 +72,7 @@ async def test_arguments_and_results_never_reach_the_log(host):
 async def test_free_text_in_place_of_a_name_is_not_logged(host):
     await host.executor.invoke(f"tell them {SECRET_TEXT}", {}, caller=ALICE, surface=Surface.INVOKE)
     assert records(host)[0]["capability"] == "<not a capability name>"
-    assert SECRET_TEXT not in host.audit.path.read_text()
+    assert SECRET_TEXT not in log_text(host)
 
 
 def test_rotation_by_size_keeps_backups(tmp_path):
@@ -89,3 +96,65 @@ def test_log_survives_reopening(tmp_path):
         log.close()
     assert len((tmp_path / "audit.jsonl").read_text().splitlines()) == 2
     assert (tmp_path / "audit.jsonl").stat().st_mode & 0o777 == 0o600
+
+
+def lines_in(path):
+    return path.read_text().splitlines() if path.exists() else []
+
+
+async def test_a_record_alone_is_written_at_once_and_the_rest_of_its_loop_iteration_follows_in_one_write(
+    tmp_path, monkeypatch
+):
+    log = AuditLog(tmp_path / "audit.jsonl")
+    writes = []
+    real_write = os.write
+    monkeypatch.setattr(os, "write", lambda descriptor, data: writes.append(data) or real_write(descriptor, data))
+    for index in range(4):
+        log.record(Outcome(capability=f"a.n{index}", version=1, stage="result", status="ok"), caller="c", surface="s")
+    assert len(lines_in(log.path)) == 1
+    await asyncio.sleep(0)
+    assert [json.loads(line)["capability"] for line in lines_in(log.path)] == ["a.n0", "a.n1", "a.n2", "a.n3"]
+    assert [data.count(b"\n") for data in writes] == [1, 3]
+    log.record(Outcome(capability="a.later", version=1, stage="result", status="ok"), caller="c", surface="s")
+    assert json.loads(lines_in(log.path)[-1])["capability"] == "a.later"
+    log.close()
+
+
+async def test_closing_writes_what_was_gathered(tmp_path):
+    log = AuditLog(tmp_path / "audit.jsonl")
+    for _ in range(3):
+        log.record(Outcome(capability="a.b", version=1, stage="result", status="ok"), caller="c", surface="s")
+    log.close()
+    assert len(lines_in(tmp_path / "audit.jsonl")) == 3
+
+
+def test_a_loop_closed_with_records_gathered_loses_none(tmp_path):
+    log = AuditLog(tmp_path / "audit.jsonl")
+    outcome = Outcome(capability="a.b", version=1, stage="result", status="ok")
+
+    loop = asyncio.new_event_loop()
+
+    def two_records_then_stop():
+        log.record(outcome, caller="c", surface="s")
+        log.record(outcome, caller="c", surface="s")
+        loop.stop()
+
+    loop.call_soon(two_records_then_stop)
+    loop.run_forever()
+    loop.close()
+    assert len(lines_in(log.path)) == 1
+    log.record(outcome, caller="c", surface="s")
+    assert len(lines_in(log.path)) == 3
+    log.close()
+
+
+async def test_gathered_records_rotate_exactly_at_the_size_bound(tmp_path):
+    log = AuditLog(tmp_path / "audit.jsonl", max_bytes=1000, backups=9)
+    for index in range(40):
+        log.record(Outcome(capability=f"a.n{index}", version=1, stage="result", status="ok"), caller="c", surface="s")
+    await asyncio.sleep(0)
+    log.close()
+    paths = sorted(tmp_path.iterdir(), key=lambda path: -int(path.suffix[1:]) if path.suffix[1:].isdigit() else 0)
+    assert all(path.stat().st_size <= 1000 for path in paths)
+    names = [json.loads(line)["capability"] for path in paths for line in lines_in(path)]
+    assert names == [f"a.n{index}" for index in range(40)]

@@ -384,13 +384,14 @@ class _CountRequests:
 
 
 def core_routes() -> list[BaseRoute]:
+    """The core's routes, the busiest first: the router tries them in order."""
     return [
+        Route("/api/v1/capabilities/{name}/invoke", InvokeEndpoint(), methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/api/v1/plugins", list_plugins, methods=["GET"]),
         Route("/api/v1/capabilities", list_capabilities, methods=["GET"]),
-        Route("/api/v1/capabilities/{name}/invoke", InvokeEndpoint(), methods=["POST"]),
         Route("/api/v1/conversation/message", conversation_message, methods=["POST"]),
         Route("/api/v1/conversation/policy", get_policy, methods=["GET"]),
         Route("/api/v1/conversation/policy", set_policy, methods=["POST"]),
@@ -414,6 +415,7 @@ def create_app(host: Host) -> Starlette:
         finally:
             await _call_lifecycle(host, "shutdown", app)
             await host.model.aclose()
+            host.audit.flush()
 
     app = Starlette(
         routes=routes,

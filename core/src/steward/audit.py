@@ -4,17 +4,22 @@ A record holds who, which capability, its classification, the surface, the stage
 status, the code and the duration. It never holds arguments, results, query text, URLs, entity
 states or secrets: the type below has no field that could carry them.
 
-Each record is one ``write`` on an ``O_APPEND`` descriptor: lines from concurrent writers never
-interleave, and a crash loses at most the line being written. The write is not fsynced and not
-sent to a thread: a few hundred bytes into the page cache cost microseconds, a thread hop costs
-more than the whole executor.
+Lines reach the file by ``write`` on an ``O_APPEND`` descriptor, so lines from concurrent writers
+never interleave. A record that is alone in its event-loop iteration is written at once, before
+the response leaves. Under load, the records that follow it in the same iteration are gathered
+and written together, with one ``write``, as the loop's next callback: the loop never waits for
+the network with a record unwritten, and a crash loses at most the records of the iteration it
+interrupts. Formatting and the system call were a third of what an invocation cost over HTTP
+(``bench/http_throughput.py``); gathered, they cost a fraction of that. Nothing is fsynced.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import os
 import threading
+import time
 from pathlib import Path
 
 import msgspec
@@ -52,38 +57,72 @@ class AuditLog:
         self.backups = backups
         self._lock = threading.Lock()
         self._encoder = msgspec.json.Encoder()
+        self._pending: list[tuple[float, AuditRecord]] = []
+        self._gathering: asyncio.AbstractEventLoop | None = None
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         self._descriptor = self._open()
         self._size = os.fstat(self._descriptor).st_size
 
     def record(self, outcome: Outcome, *, caller: str, surface: str) -> None:
-        line = (
-            self._encoder.encode(
-                AuditRecord(
-                    time=datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds"),
-                    capability=audit_name(outcome.capability),
-                    version=outcome.version,
-                    classification=outcome.classification,
-                    caller=caller,
-                    surface=surface,
-                    stage=outcome.stage,
-                    status=outcome.status,
-                    code=outcome.code,
-                    duration_ms=round(outcome.duration_ms, 3),
-                )
-            )
-            + b"\n"
+        entry = AuditRecord(
+            time="",
+            capability=outcome.capability,
+            version=outcome.version,
+            classification=outcome.classification,
+            caller=caller,
+            surface=surface,
+            stage=outcome.stage,
+            status=outcome.status,
+            code=outcome.code,
+            duration_ms=outcome.duration_ms,
         )
         with self._lock:
-            if self.max_bytes and self._size + len(line) > self.max_bytes:
-                self._size = os.fstat(self._descriptor).st_size
-                if self._size + len(line) > self.max_bytes:
-                    self._rotate()
-            self._size += os.write(self._descriptor, line)
+            self._pending.append((time.time(), entry))
+            if self._gathering is not None and not self._gathering.is_closed():
+                return
+            self._gathering = None
+            self._write_pending()
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return
+            self._gathering = loop
+            loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Write every gathered record now (the loop does this itself, one iteration later)."""
+        with self._lock:
+            self._gathering = None
+            self._write_pending()
 
     def close(self) -> None:
         with self._lock:
+            self._write_pending()
             os.close(self._descriptor)
+
+    def _write_pending(self) -> None:
+        """One ``write`` for the gathered lines, or one per file when they cross the rotation size."""
+        chunk: list[bytes] = []
+        chunk_size = 0
+        for when, entry in self._pending:
+            entry.time = datetime.datetime.fromtimestamp(when, datetime.UTC).isoformat(timespec="milliseconds")
+            entry.capability = audit_name(entry.capability)
+            entry.duration_ms = round(entry.duration_ms, 3)
+            line = self._encoder.encode(entry) + b"\n"
+            if self.max_bytes and self._size + chunk_size + len(line) > self.max_bytes:
+                self._write(chunk)
+                chunk, chunk_size = [], 0
+                self._size = os.fstat(self._descriptor).st_size
+                if self._size + len(line) > self.max_bytes:
+                    self._rotate()
+            chunk.append(line)
+            chunk_size += len(line)
+        self._pending.clear()
+        self._write(chunk)
+
+    def _write(self, lines: list[bytes]) -> None:
+        if lines:
+            self._size += os.write(self._descriptor, b"".join(lines))
 
     def _open(self) -> int:
         return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)

@@ -137,7 +137,10 @@ def serve(bind_host: str | None, port: int | None, workers: int | None) -> None:
             f"    {key}\n\nTry it:\n\n"
             f"    curl -H 'Authorization: Bearer {key}' {base}/api/v1/capabilities\n"
         )
-    uvicorn.run(create_app(host), host=settings.host, port=settings.port, log_level=settings.log_level)
+    try:
+        uvicorn.run(create_app(host), host=settings.host, port=settings.port, log_level=settings.log_level)
+    finally:
+        host.close()
 
 
 @cli.command()

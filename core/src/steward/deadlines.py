@@ -13,27 +13,49 @@ cancellation exactly as ``asyncio.timeout`` does it, with ``Task.uncancel``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import heapq
 import itertools
 import weakref
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-
-
-@dataclass
-class _Watch:
-    task: asyncio.Task
-    cancelling: int
-    fired: bool = False
-    finished: bool = False
+from types import TracebackType
 
 
 @dataclass
 class _LoopState:
-    heap: list[tuple[float, int, _Watch]] = field(default_factory=list)
+    heap: list[tuple[float, int, Limit]] = field(default_factory=list)
     ticker: asyncio.TimerHandle | None = None
     finished: int = 0
+
+
+class Limit:
+    """One deadline, as a ``with`` block: it raises :class:`TimeoutError` when the deadline fires.
+
+    A class rather than a generator-based context manager: this runs on every invocation.
+    """
+
+    __slots__ = ("_cancelling", "_deadlines", "_seconds", "_state", "_task", "finished", "fired")
+
+    def __init__(self, deadlines: Deadlines, seconds: float) -> None:
+        self._deadlines, self._seconds = deadlines, seconds
+        self.fired = self.finished = False
+
+    def __enter__(self) -> None:
+        task = asyncio.current_task()
+        assert task is not None, "deadlines apply to tasks"
+        self._task, self._cancelling = task, task.cancelling()
+        self._state = self._deadlines.watch(task.get_loop(), self._seconds, self)
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.finished = True
+        self._state.finished += 1
+        if self.fired and self._task.uncancel() <= self._cancelling and kind is asyncio.CancelledError:
+            raise TimeoutError from None
+
+    def fire(self) -> None:
+        self.fired = True
+        self._task.cancel()
 
 
 class Deadlines:
@@ -42,42 +64,28 @@ class Deadlines:
         self._order = itertools.count()
         self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = weakref.WeakKeyDictionary()
 
-    @contextlib.contextmanager
-    def limit(self, seconds: float) -> Iterator[None]:
+    def limit(self, seconds: float) -> Limit:
         """Cancel the current task after ``seconds``; the block then raises :class:`TimeoutError`."""
-        loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-        assert task is not None, "deadlines apply to tasks"
+        return Limit(self, seconds)
+
+    def watch(self, loop: asyncio.AbstractEventLoop, seconds: float, limit: Limit) -> _LoopState:
         state = self._loops.get(loop)
         if state is None:
             state = self._loops[loop] = _LoopState()
-        watch = _Watch(task, task.cancelling())
-        heapq.heappush(state.heap, (loop.time() + seconds, next(self._order), watch))
+        heapq.heappush(state.heap, (loop.time() + seconds, next(self._order), limit))
         if state.ticker is None:
             state.ticker = loop.call_later(self.resolution, self._tick, loop, state)
-        try:
-            yield
-        except asyncio.CancelledError:
-            if watch.fired and task.uncancel() <= watch.cancelling:
-                raise TimeoutError from None
-            raise
-        else:
-            if watch.fired:
-                task.uncancel()
-        finally:
-            watch.finished = True
-            state.finished += 1
+        return state
 
     def _tick(self, loop: asyncio.AbstractEventLoop, state: _LoopState) -> None:
         now = loop.time()
         heap = state.heap
         while heap and heap[0][0] <= now:
-            _, _, watch = heapq.heappop(heap)
-            if watch.finished:
+            _, _, limit = heapq.heappop(heap)
+            if limit.finished:
                 state.finished -= 1
             else:
-                watch.fired = True
-                watch.task.cancel()
+                limit.fire()
         if state.finished > len(heap) // 2:
             heap[:] = [item for item in heap if not item[2].finished]
             heapq.heapify(heap)

@@ -82,7 +82,11 @@ class Executor:
         version: int | None = None,
         turn: Turn | None = None,
     ) -> Outcome:
-        """Run a proposed call; may end ``pending`` with a confirmation for a person to answer."""
+        """Run a proposed call; may end ``pending`` with a confirmation for a person to answer.
+
+        ``turn`` counts calls against ``max_invocations_per_turn`` across a conversation turn;
+        without one, the call is a turn of its own, which every bound (at least 1) allows.
+        """
         started = time.perf_counter()
         entry: Registered | None = None
         confirmation: str | None = None
@@ -90,7 +94,7 @@ class Executor:
             entry = self._resolve(name, version, surface)
             validated = self._validate(entry, arguments)
             context = self.context_for(entry, caller, surface)
-            await self._check_policy(entry, validated, context, turn or Turn())
+            await self._check_policy(entry, validated, context, turn)
             if self._needs_person(entry, caller, surface):
                 pending = await self._issue(entry, validated, caller, surface)
                 outcome = self._outcome(entry, name, Stage.CONFIRM, Status.PENDING, started)

@@ -129,6 +129,8 @@ class ServedHost:
         self.host.policy.set(flag, value)
 
     def audit_records(self) -> list[dict[str, Any]]:
+        """Every audit record so far, including any the server is still gathering."""
+        self.host.audit.flush()
         path = self.host.audit.path
         return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
