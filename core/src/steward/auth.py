@@ -5,6 +5,8 @@ Keys are 256-bit random strings shown once; ``keys.toml`` stores only their SHA-
 re-reads the file when it changes, looking at most once per ``recheck_seconds`` (a ``stat`` per
 request is a tenth of the invoke endpoint's cost here), so ``steward keys revoke`` in another
 process takes effect within a second; changes made through the same store apply at once.
+Keys that have authenticated are remembered until the file changes, so a key is hashed once and
+not on every request; only valid keys are remembered, never more of them than the file holds.
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ class KeyStore:
         self._stamp: tuple[int, int] | None = None
         self._checked_at = -math.inf
         self._by_digest: dict[str, Principal] = {}
+        self._by_key: dict[str, Principal] = {}
 
     def records(self) -> list[KeyRecord]:
         try:
@@ -115,7 +118,12 @@ class KeyStore:
 
     def lookup(self, key: str) -> Principal | None:
         self._reload_if_changed()
-        return self._by_digest.get(key_digest(key))
+        principal = self._by_key.get(key)
+        if principal is None:
+            principal = self._by_digest.get(key_digest(key))
+            if principal is not None and len(self._by_key) < len(self._by_digest):
+                self._by_key[key] = principal
+        return principal
 
     def _reload_if_changed(self) -> None:
         now = time.monotonic()
@@ -133,6 +141,7 @@ class KeyStore:
             record.hash: Principal(record.name, frozenset(record.scopes), frozenset(record.preapproved))
             for record in self.records()
         }
+        self._by_key = {}
         self._stamp = stamp
 
     def _write(self, records: list[KeyRecord]) -> None:
