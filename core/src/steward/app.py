@@ -212,12 +212,13 @@ class InvokeEndpoint:
 
     __name__ = "invoke"  # the route's name in metrics and OpenAPI
 
-    def __init__(self) -> None:
+    def __init__(self, host: Host) -> None:
+        self.host = host
         self.in_flight = 0
         self._decode = msgspec.json.Decoder(InvokeRequest).decode
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        host: Host = scope["app"].state.host
+        host = self.host
         principal = await host.authenticate(Request(scope, receive))
         if principal is None:
             raise ApiError(Code.UNAUTHORIZED, "a valid key is required: Authorization: Bearer <key>")
@@ -383,10 +384,10 @@ class _CountRequests:
             self.host.metrics.requests.labels(route, str(status)).inc()
 
 
-def core_routes() -> list[BaseRoute]:
+def core_routes(host: Host) -> list[BaseRoute]:
     """The core's routes, the busiest first: the router tries them in order."""
     return [
-        Route("/api/v1/capabilities/{name}/invoke", InvokeEndpoint(), methods=["POST"]),
+        Route("/api/v1/capabilities/{name}/invoke", InvokeEndpoint(host), methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
@@ -400,7 +401,7 @@ def core_routes() -> list[BaseRoute]:
 
 def create_app(host: Host) -> Starlette:
     """The ASGI app for ``host``: core routes, then every plugin's ``register_routes``."""
-    routes = core_routes()
+    routes = core_routes(host)
     for plugin, declared in call_each(host.manager, "register_routes", config=host.config):
         if isinstance(declared, Exception):
             host.load_errors.append(LoadError(plugin=plugin, message=f"register_routes raised {describe(declared)}"))
