@@ -158,3 +158,25 @@ async def test_gathered_records_rotate_exactly_at_the_size_bound(tmp_path):
     assert all(path.stat().st_size <= 1000 for path in paths)
     names = [json.loads(line)["capability"] for path in paths for line in lines_in(path)]
     assert names == [f"a.n{index}" for index in range(40)]
+
+
+async def test_a_gathered_write_that_fails_is_logged_with_its_count_and_the_log_carries_on(
+    tmp_path, monkeypatch, caplog
+):
+    log = AuditLog(tmp_path / "audit.jsonl")
+    outcome = Outcome(capability="a.b", version=1, stage="result", status="ok")
+    log.record(outcome, caller="c", surface="s")
+    real_write = os.write
+
+    def disk_full(descriptor, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "write", disk_full)
+    log.record(outcome, caller="c", surface="s")
+    log.record(outcome, caller="c", surface="s")
+    await asyncio.sleep(0)
+    assert "2 record(s) could not be written: [Errno 28] No space left on device" in caplog.text
+    monkeypatch.setattr(os, "write", real_write)
+    log.record(outcome, caller="c", surface="s")
+    assert len(lines_in(log.path)) == 2
+    log.close()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import logging
 import os
 import threading
 import time
@@ -26,6 +27,8 @@ import msgspec
 
 from steward.capability import NAME_PATTERN, Classification
 from steward.outcome import Outcome
+
+log = logging.getLogger("steward.audit")
 
 
 class AuditRecord(msgspec.Struct, kw_only=True):
@@ -87,13 +90,21 @@ class AuditLog:
             except RuntimeError:
                 return
             self._gathering = loop
-            loop.call_soon(self.flush)
+            loop.call_soon(self._write_gathered)
 
     def flush(self) -> None:
         """Write every gathered record now (the loop does this itself, one iteration later)."""
         with self._lock:
             self._gathering = None
             self._write_pending()
+
+    def _write_gathered(self) -> None:
+        """The loop's callback: nobody waits on it, so a failed write is logged here, by count."""
+        count = len(self._pending)
+        try:
+            self.flush()
+        except OSError as error:
+            log.error("audit log %s: %d record(s) could not be written: %s", self.path, count, error)
 
     def close(self) -> None:
         with self._lock:
