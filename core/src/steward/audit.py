@@ -67,6 +67,7 @@ class AuditLog:
         self._size = os.fstat(self._descriptor).st_size
 
     def record(self, outcome: Outcome, *, caller: str, surface: str) -> None:
+        """Written at once if no other record came first in this loop iteration, else gathered."""
         entry = AuditRecord(
             time="",
             capability=outcome.capability,

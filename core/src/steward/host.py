@@ -103,7 +103,7 @@ class Host:
         self.metrics = Metrics()
         self._loggers = {plugin.name: logging.getLogger(f"steward.plugins.{plugin.name}") for plugin in self.plugins}
         self.executor = Executor(
-            self.registry, self.policy, self.confirmations, self.audit, self._context_for, self.metrics.observe_outcome
+            self.registry, self.policy, self.confirmations, self.audit, self._context_for, self.metrics.outcomes.observe
         )
         self.model = ModelClient(config.model)
         self.conversation = Conversation(

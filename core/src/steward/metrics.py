@@ -84,8 +84,5 @@ class Metrics:
         self.outcomes = OutcomeCollector()
         self.registry.register(self.outcomes)
 
-    def observe_outcome(self, outcome: Outcome) -> None:
-        self.outcomes.observe(outcome)
-
     def render(self) -> bytes:
         return prometheus_client.generate_latest(self.registry) + prometheus_client.generate_latest()
