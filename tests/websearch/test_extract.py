@@ -7,6 +7,7 @@ import pytest
 from click.testing import CliRunner
 from steward_websearch.cli import extract_command
 from steward_websearch.extract import InvalidContent, UnsupportedContent, decode, extract
+from steward_websearch.jq_program import check_program, run_program
 
 ARTICLE = """<!doctype html>
 <html lang="en-GB"><head>
@@ -144,14 +145,16 @@ def test_json_is_validated_pretty_printed_and_filtered():
     document = extract(body, url="http://x.example/", content_type="application/json")
     assert json.loads(document.markdown) == {"items": [{"name": "a", "n": 1}, {"name": "b", "n": 2}]}
     assert "\n  " in document.markdown
-    filtered = extract(body, url="http://x.example/", content_type="application/json", jq_filter="[.items[].name]")
-    assert json.loads(filtered.markdown) == ["a", "b"]
-    several = extract(body, url="http://x.example/", content_type="application/json", jq_filter=".items[].n")
-    assert json.loads(several.markdown) == [1, 2]
+    assert json.loads(run_program("[.items[].name]", body.decode())) == ["a", "b"]
+    assert json.loads(run_program(".items[].n", body.decode())) == [1, 2]
     problem = extract(body, url="http://x.example/", content_type="application/problem+json")
     assert problem.content_type == "application/problem+json"
     with pytest.raises(InvalidContent, match="jq"):
-        extract(body, url="http://x.example/", content_type="application/json", jq_filter=".items[")
+        check_program(".items[")
+    with pytest.raises(InvalidContent, match="jq"):
+        run_program(".items[", body.decode())
+    with pytest.raises(InvalidContent, match="not valid JSON"):
+        run_program(".", "{oops")
     with pytest.raises(InvalidContent, match="not valid JSON"):
         extract(b"{oops", url="http://x.example/", content_type="application/json")
 

@@ -470,3 +470,50 @@ def test_recover_tries_the_other_archives_after_the_wayback_machine(site, searx,
 )
 def test_only_host_shaped_text_reaches_logs_and_limits(url, host):
     assert host_of(url) == host
+
+
+def test_jq_sees_no_environment_of_the_server(agent, site, monkeypatch):
+    _, base = site
+    monkeypatch.setenv("STEWARD_MODEL__API_KEY", "sk-model-secret")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-secret")
+    program = '$ENV | with_entries(select(.key|test("KEY|TOKEN|SECRET")))'
+    response = agent.post("/v1/fetch", json={"url": f"{base}/data.json", "jq": program})
+    assert response.status_code == 200
+    assert response.json()["content"] == "{}"
+    assert "secret" not in response.text
+    everything = agent.post("/v1/fetch", json={"url": f"{base}/data.json", "jq": "$ENV | keys"})
+    assert "STEWARD" not in everything.text
+    assert "OPENAI" not in everything.text
+
+
+def _while_running(served, agent, request: dict) -> tuple[httpx.Response, list[int]]:
+    """Send ``request`` to /v1/fetch and, while it runs, ask /healthz; the server must keep answering."""
+    health_answers: list[int] = []
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(agent.post, "/v1/fetch", json=request)
+        with httpx.Client(base_url=served.base_url, trust_env=False, timeout=30) as anonymous:
+            while not pending.done():
+                health_answers.append(anonymous.get("/healthz").status_code)
+        return pending.result(), health_answers
+
+
+def test_a_runaway_jq_program_is_stopped_at_the_deadline_and_the_server_keeps_answering(served, agent, site):
+    _, base = site
+    response, health = _while_running(
+        served, agent, {"url": f"{base}/data.json", "jq": "last(range(1e10))", "timeout": 2}
+    )
+    assert response.status_code in (408, 504)
+    assert response.json()["error"]["code"] == "TIMEOUT"
+    assert len(health) >= 3, "/healthz was answered again and again while jq ran"
+    assert set(health) == {200}
+    assert served.host.isolated.killed == 1, "the worker running the program was killed"
+    after = agent.post("/v1/fetch", json={"url": f"{base}/data.json", "jq": ".kettles[0].name"})
+    assert after.json()["content"] == '"quiet"'
+
+
+def test_a_page_that_takes_forever_to_extract_is_stopped_at_the_deadline(served, agent, site):
+    _, base = site
+    response, health = _while_running(served, agent, {"url": f"{base}/nested", "timeout": 2})
+    assert response.json()["error"]["code"] == "TIMEOUT"
+    assert len(health) >= 3
+    assert served.host.isolated.killed == 1

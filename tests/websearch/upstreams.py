@@ -88,6 +88,10 @@ ARCHIVED = (
 )
 
 
+# a page that costs the extractor many seconds of CPU: a hostile page needs nothing cleverer
+NESTED = "<html><body>" + "<div>" * 100_000 + "<p>deep</p>" + "</div>" * 100_000 + "</body></html>"
+
+
 class Site:
     """A web site with the pages the fetch service must cope with, and a Wayback-shaped archive.
 
@@ -158,6 +162,7 @@ class Site:
                 Route("/r/{left:int}", redirects),
                 Route("/to-private", lambda request: RedirectResponse("http://10.0.0.5/admin", status_code=302)),
                 Route("/slow", slow),
+                Route("/nested", lambda request: HTMLResponse(NESTED)),
                 Route("/status/{code:int}", status),
                 Route("/wayback/available", available),
                 Route("/web/{stamp}/{url:path}", snapshot),

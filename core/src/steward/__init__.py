@@ -27,6 +27,7 @@ from steward.health import HealthCheck, HealthReport
 from steward.hookspecs import hookimpl
 from steward.host import Host, PluginLoadFailed
 from steward.http_client import http_client
+from steward.isolation import IsolatedJobFailed, IsolatedWorkers
 from steward.model import ModelClient, ModelUnavailable
 from steward.outcome import CapabilityError, Outcome, PendingConfirmation, Rejection, Stage, Status
 from steward.plugins import Plugin
@@ -51,6 +52,8 @@ __all__ = [
     "Host",
     "InvalidCapability",
     "InvocationContext",
+    "IsolatedJobFailed",
+    "IsolatedWorkers",
     "ModelClient",
     "ModelConfig",
     "ModelUnavailable",

@@ -73,6 +73,14 @@ class ModelConfig(_Section):
     temperature: float | None = None
 
 
+class IsolationConfig(_Section):
+    """The worker processes that run work on untrusted input (parsing pages, callers' jq programs)."""
+
+    workers: int = 2
+    memory_mb: int = 1024
+    cpu_seconds: int = 60
+
+
 class StateConfig(_Section):
     """Where pending confirmations live; only the in-process store exists so far."""
 
@@ -86,6 +94,7 @@ class Config(_Section):
     confirmation: ConfirmationConfig = msgspec.field(default_factory=ConfirmationConfig)
     audit: AuditConfig = msgspec.field(default_factory=AuditConfig)
     model: ModelConfig = msgspec.field(default_factory=ModelConfig)
+    isolation: IsolationConfig = msgspec.field(default_factory=IsolationConfig)
     state: StateConfig = msgspec.field(default_factory=StateConfig)
 
     def plugin_section(self, plugin: str) -> dict[str, Any]:

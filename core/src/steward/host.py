@@ -26,6 +26,7 @@ from steward.executor import Executor
 from steward.health import HealthCheck, HealthReport, LoadError, run_check
 from steward.hookspecs import hookimpl
 from steward.http_client import http_client
+from steward.isolation import IsolatedWorkers
 from steward.metrics import Metrics
 from steward.model import ModelClient
 from steward.plugins import Plugin, PluginInfo, call_each, describe, discover, hooks_of, plugin_manager
@@ -101,6 +102,11 @@ class Host:
             for implementation in self.manager.hook.authenticate.get_hookimpls()
         )
         self.metrics = Metrics()
+        self.isolated = IsolatedWorkers(
+            config.isolation.workers,
+            memory_bytes=config.isolation.memory_mb * 1024 * 1024,
+            cpu_seconds=config.isolation.cpu_seconds,
+        )
         self._loggers = {plugin.name: logging.getLogger(f"steward.plugins.{plugin.name}") for plugin in self.plugins}
         self.executor = Executor(
             self.registry, self.policy, self.confirmations, self.audit, self._context_for, self.metrics.outcomes.observe
@@ -157,6 +163,7 @@ class Host:
         )
 
     def close(self) -> None:
+        self.isolated.close()
         self.audit.close()
 
     def _context_for(self, entry: Registered, caller: Principal, surface: str) -> InvocationContext:
@@ -169,6 +176,7 @@ class Host:
             logger=self._loggers.get(entry.plugin) or logging.getLogger(f"steward.plugins.{entry.plugin}"),
             http_client=http_client,
             health=self.health,
+            isolated=self.isolated,
         )
 
     def _decode_settings(self) -> None:

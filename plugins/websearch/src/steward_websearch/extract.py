@@ -4,8 +4,7 @@
   main content is found (``readability``) and rendered as Markdown (``markdown``), with title,
   byline, date, language and description as metadata. With no recognisable main content, the
   whole body minus boilerplate is returned.
-- JSON is validated, optionally filtered with a jq program (real jq, through the ``jq`` package),
-  and pretty-printed.
+- JSON is validated and pretty-printed (a caller's jq program runs apart: ``jq_program``).
 - text/plain, text/markdown and text/csv come back as they are.
 - Anything else is :class:`UnsupportedContent`. The body is sniffed only to catch a lie (a PDF
   served as text/html), never to guess a type the server did not declare.
@@ -87,7 +86,6 @@ def extract(
     *,
     url: str,
     content_type: str,
-    jq_filter: str | None = None,
     main_content_only: bool = True,
     with_html: bool = False,
 ) -> Document:
@@ -105,7 +103,7 @@ def extract(
     if kind in HTML_TYPES:
         return _html(body, url, kind, charset, main_content_only=main_content_only, with_html=with_html)
     if is_json(kind):
-        return _json(body, kind, charset, jq_filter)
+        return _json(body, kind, charset)
     if kind in TEXT_TYPES:
         text = decode(body, charset, html=False)
         return _as_text(text, kind, raw=text)
@@ -177,14 +175,12 @@ def _codec(name: str | None) -> str | None:
         return None
 
 
-def _json(body: bytes, kind: str, charset: str | None, jq_filter: str | None) -> Document:
-    raw = decode(body, charset or "utf-8", html=False)
+def _json(body: bytes, kind: str, charset: str | None) -> Document:
+    raw = json_text(body, charset)
     try:
         value: Any = json.loads(raw)
     except ValueError as error:
         raise InvalidContent(f"the body is not valid JSON ({error})") from None
-    if jq_filter:
-        value = apply_jq(jq_filter, value)
     return _as_text(json.dumps(value, indent=2, ensure_ascii=False), kind, raw=raw)
 
 
@@ -201,23 +197,9 @@ def _as_text(text: str, kind: str, *, raw: str) -> Document:
     )
 
 
-def compile_jq(program: str) -> Any:
-    """A compiled jq program; :class:`InvalidContent` naming jq's complaint if it does not compile."""
-    import jq
-
-    try:
-        return jq.compile(program)
-    except ValueError as error:
-        raise InvalidContent(f"jq: {error}") from None
-
-
-def apply_jq(program: str, value: Any) -> Any:
-    compiled = compile_jq(program)
-    try:
-        results = compiled.input_value(value).all()
-    except ValueError as error:
-        raise InvalidContent(f"jq: {error}") from None
-    return results[0] if len(results) == 1 else results
+def json_text(body: bytes, charset: str | None) -> str:
+    """A JSON body as text (UTF-8 unless its Content-Type says otherwise)."""
+    return decode(body, charset or "utf-8", html=False)
 
 
 def _html(

@@ -2,12 +2,12 @@
 
 It never follows a redirect: it reports it (``redirected: true``, ``final_url`` = the target,
 empty text), so a person who approved one URL never finds that another was fetched. Extraction
-runs in a worker thread (html5lib is pure Python and would stall the event loop).
+runs in an isolated worker process (html5lib is pure Python: in the server it would stall the
+event loop, and a hostile page could keep a thread busy long after its deadline).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import datetime
 from collections.abc import Iterator
@@ -16,7 +16,7 @@ from typing import Annotated
 import msgspec
 
 import steward
-from steward_websearch.extract import InvalidContent, UnsupportedContent, extract, media_type
+from steward_websearch.extract import Document, InvalidContent, UnsupportedContent, extract, media_type
 from steward_websearch.fetch import FetchFailed, fetcher_for
 from steward_websearch.guard import TargetRejected
 
@@ -66,8 +66,7 @@ async def fetch(arguments: FetchArguments, context: steward.InvocationContext) -
     if page.status >= 400 or page.status < 200:
         code = "UPSTREAM_UNAVAILABLE" if page.status >= 500 else "FETCH_HTTP_ERROR"
         raise steward.CapabilityError(code, f"the page answered HTTP {page.status}")
-    with reported_as_failures():
-        document = await asyncio.to_thread(extract, page.body, url=arguments.url, content_type=page.content_type)
+    document = await extract_isolated(context, page.body, url=arguments.url, content_type=page.content_type)
     result = FetchResult(
         url=arguments.url,
         final_url=arguments.url,
@@ -84,6 +83,19 @@ async def fetch(arguments: FetchArguments, context: steward.InvocationContext) -
     return result
 
 
+async def extract_isolated(
+    context: steward.InvocationContext, body: bytes, *, url: str, content_type: str, **options: bool
+) -> Document:
+    """:func:`extract` in one of the host's isolated workers, stopped at the invocation's deadline.
+
+    It may open files: codecs for the page's charset load lazily. The page is data, not a program.
+    """
+    with reported_as_failures():
+        return await context.isolated.run(
+            extract, body, url=url, content_type=content_type, result_type=Document, file_access=True, **options
+        )
+
+
 @contextlib.contextmanager
 def reported_as_failures() -> Iterator[None]:
     """The guard's, the fetcher's and extraction's exceptions as the outcome codes web.fetch reports."""
@@ -97,6 +109,8 @@ def reported_as_failures() -> Iterator[None]:
         raise steward.CapabilityError("UNSUPPORTED_CONTENT_TYPE", str(error)) from None
     except InvalidContent as error:
         raise steward.CapabilityError("INVALID_CONTENT", str(error)) from None
+    except steward.IsolatedJobFailed as error:
+        raise steward.CapabilityError("EXTRACTION_FAILED", f"the content could not be processed: {error}") from None
 
 
 def fit_text(text: str, budget: int) -> tuple[str, bool]:

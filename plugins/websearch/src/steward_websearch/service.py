@@ -24,16 +24,16 @@ from steward_websearch.digest import DigestUnavailable, digest
 from steward_websearch.extract import (
     Document,
     InvalidContent,
-    compile_jq,
     estimate_tokens,
-    extract,
     is_json,
+    json_text,
     media_type,
     text_body,
 )
 from steward_websearch.fetch import FetchedPage, fetcher_for
-from steward_websearch.fetch_capability import HttpUrl, reported_as_failures
+from steward_websearch.fetch_capability import HttpUrl, extract_isolated, reported_as_failures
 from steward_websearch.guard import UnresolvableHost
+from steward_websearch.jq_program import check_program, run_program
 from steward_websearch.page_cache import CachedPage, PageCache, lifetime
 from steward_websearch.search import ask_searxng, parse_hit
 from steward_websearch.settings import WebsearchSettings
@@ -147,17 +147,18 @@ async def serve_fetch(arguments: ServiceFetchArguments, context: steward.Invocat
 async def _serve_fetch(arguments: ServiceFetchArguments, context: steward.InvocationContext) -> ServiceFetchResult:
     settings: WebsearchSettings = context.settings
     warnings: list[str] = []
-    page = await _page(arguments, settings, context.data_dir)
+    page = await _page(arguments, context)
     document = page.document
     if "html" in arguments.include or not arguments.main_content_only:
-        document = await _extract(
+        document = await extract_isolated(
+            context,
             page.body,
-            page.final_url,
-            page.content_type,
+            url=page.final_url,
+            content_type=page.content_type,
             main_content_only=arguments.main_content_only,
             with_html="html" in arguments.include,
         )
-    content, mode = await _content(page, document, arguments, settings, warnings)
+    content, mode = await _content(page, document, arguments, context, warnings)
     limit = arguments.max_tokens or settings.service.max_tokens
     content, truncated = fit_tokens(content, limit)
     if truncated:
@@ -203,14 +204,17 @@ async def _serve_fetch(arguments: ServiceFetchArguments, context: steward.Invoca
 
 
 async def _content(
-    page: _Page, document: Document, arguments: ServiceFetchArguments, settings: WebsearchSettings, warnings: list[str]
+    page: _Page,
+    document: Document,
+    arguments: ServiceFetchArguments,
+    context: steward.InvocationContext,
+    warnings: list[str],
 ) -> tuple[str, str]:
     """(content, the mode it is in): jq or raw or clean, then a digest of it if asked."""
+    settings: WebsearchSettings = context.settings
     mode = arguments.mode
     if arguments.jq:
-        if not is_json(media_type(page.content_type)[0]):
-            raise steward.CapabilityError("JQ_NOT_APPLICABLE", f"jq applies to JSON, and this is {page.content_type!r}")
-        content = await asyncio.to_thread(_jq, page, arguments.jq)
+        content = await _jq(page, arguments.jq, context)
     elif mode == "raw":
         content = _raw(page)
     else:
@@ -224,8 +228,9 @@ async def _content(
     return content, mode
 
 
-async def _page(arguments: ServiceFetchArguments, settings: WebsearchSettings, data_dir: Path) -> _Page:
-    cache = page_cache(data_dir, settings) if settings.cache.enabled else None
+async def _page(arguments: ServiceFetchArguments, context: steward.InvocationContext) -> _Page:
+    settings: WebsearchSettings = context.settings
+    cache = page_cache(context.data_dir, settings) if settings.cache.enabled else None
     if cache is not None and arguments.max_age != 0:
         hit = await asyncio.to_thread(cache.get, arguments.url, max_age=arguments.max_age)
         if hit is not None:
@@ -237,7 +242,9 @@ async def _page(arguments: ServiceFetchArguments, settings: WebsearchSettings, d
         content_type=fetched.content_type,
         fetched_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         body=fetched.body,
-        document=await _extract(fetched.body, fetched.final_url, fetched.content_type),
+        document=await extract_isolated(
+            context, fetched.body, url=fetched.final_url, content_type=fetched.content_type
+        ),
         redirects=fetched.redirects,
         snapshot=snapshot,
     )
@@ -279,26 +286,22 @@ def looks_blocked(page: FetchedPage) -> bool:
     )
 
 
-async def _extract(
-    body: bytes, url: str, content_type: str, *, main_content_only: bool = True, with_html: bool = False
-) -> Document:
-    """The page's clean extraction, in a worker thread (html5lib would stall the event loop)."""
-    with reported_as_failures():
-        return await asyncio.to_thread(
-            extract, body, url=url, content_type=content_type, main_content_only=main_content_only, with_html=with_html
-        )
-
-
 def _raw(page: _Page) -> str:
     with reported_as_failures():
         return text_body(page.body, page.content_type)
 
 
-def _jq(page: _Page, program: str) -> str:
+async def _jq(page: _Page, program: str, context: steward.InvocationContext) -> str:
+    """The caller's program over the page, in an isolated worker: no environment, no files, limits."""
+    kind, charset = media_type(page.content_type)
+    if not is_json(kind):
+        raise steward.CapabilityError("JQ_NOT_APPLICABLE", f"jq applies to JSON, and this is {page.content_type!r}")
     try:
-        return extract(page.body, url=page.final_url, content_type=page.content_type, jq_filter=program).markdown
+        return await context.isolated.run(run_program, program, json_text(page.body, charset), result_type=str)
     except InvalidContent as error:
         raise steward.CapabilityError("JQ_FAILED", str(error)) from None
+    except steward.IsolatedJobFailed as error:
+        raise steward.CapabilityError("JQ_FAILED", f"jq: the program was stopped: {error}") from None
 
 
 def fit_tokens(text: str, max_tokens: int) -> tuple[str, bool]:
@@ -315,7 +318,7 @@ def check_jq(arguments: ServiceFetchArguments, context: steward.InvocationContex
     """Stage 3: a jq program that does not compile is the caller's mistake, refused before any fetch."""
     if arguments.jq:
         try:
-            compile_jq(arguments.jq)
+            check_program(arguments.jq)
         except InvalidContent as error:
             return steward.Rejection("INVALID_ARGUMENTS", str(error))
     return None
