@@ -88,7 +88,11 @@ def test_installed_template_is_discovered_and_confirmation_runs_once(installed, 
             line = server.stdout.readline()
             assert line, f"server exited:\n{output}"
             output += line
-        key = re.search(r"stw_[A-Za-z0-9_-]{43}", output).group(0)
+        key_file = tmp_path / "first-admin-key"
+        assert str(key_file) in output, "without a terminal, the log says where the first key is"
+        assert not re.search(r"stw_[A-Za-z0-9_-]{43}", output), "and the key itself never reaches the log"
+        assert oct(key_file.stat().st_mode & 0o777) == "0o600"
+        key = key_file.read_text().strip()
         client = httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {key}"})
         plugins = client.get("/api/v1/plugins").json()["plugins"]
         example = next(plugin for plugin in plugins if plugin["name"] == "example")

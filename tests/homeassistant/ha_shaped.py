@@ -37,11 +37,13 @@ STATES = [
 class HomeAssistantShaped:
     def __init__(self) -> None:
         self.requests: list[tuple[str, str, str]] = []
+        self.authorizations: list[str | None] = []
         self.history_rows = 3
         self.synthesized_first = True
 
     def app(self) -> Starlette:
         def authorised(request: Request) -> bool:
+            self.authorizations.append(request.headers.get("authorization"))
             return request.headers.get("authorization") == f"Bearer {TOKEN}"
 
         async def api(request: Request) -> Response:

@@ -3,11 +3,12 @@
 import json
 import logging
 
+import httpx
 import pytest
 import steward_homeassistant
 import steward_websearch
 from click.testing import CliRunner
-from ha_shaped import TOKEN
+from ha_shaped import TOKEN, HomeAssistantShaped
 
 from steward.cli import cli
 from steward.testing import Rule, ScriptedModel, serve_app, serve_host
@@ -19,8 +20,10 @@ SETTINGS = "/api/v1/conversation/home-assistant"
 def served(ha, tmp_path):
     upstream, _ = ha
     upstream.requests.clear()
+    upstream.authorizations.clear()
     upstream.history_rows, upstream.synthesized_first = 3, True
-    with serve_host([steward_homeassistant, steward_websearch], data_dir=tmp_path) as server:
+    config = {"server": {"health_cache_seconds": 0}}
+    with serve_host([steward_homeassistant, steward_websearch], data_dir=tmp_path, config=config) as server:
         yield server
 
 
@@ -224,8 +227,44 @@ def test_health_reports_reachability_only_when_enabled(served, ha):
         "detail": "disabled",
     }
     configure(served, ha)
-    checks = {c["name"]: c for c in served.client().get("/healthz").json()["checks"]}
-    assert checks["home assistant"]["detail"] == "API running."
+    upstream, _ = ha
+    upstream.authorizations.clear()
+    checks = {c["name"]: c for c in httpx.get(f"{served.base_url}/healthz").json()["checks"]}
+    assert checks["home assistant"]["detail"] == "reachable (HTTP 401 without a token)"
+    assert upstream.authorizations == [None], "an anonymous /healthz never makes Steward send the token"
+
+
+def test_a_new_base_url_drops_the_token_unless_one_comes_with_it(served, ha, tmp_path):
+    configure(served, ha)
+    other = HomeAssistantShaped()
+    with serve_app(other.app()) as elsewhere:
+        view = served.client(["settings"]).post(SETTINGS, json={"base_url": elsewhere}).json()
+        assert view["base_url"] == elsewhere
+        assert view["has_access_token"] is False
+        browse = served.client(["settings"]).get(f"{SETTINGS}/entities").json()
+        assert browse["connection"]["ok"] is False
+        httpx.get(f"{served.base_url}/healthz")
+        assert TOKEN not in json.dumps(other.authorizations)
+        kept = configure(served, ha, base_url=elsewhere, access_token=TOKEN)
+        assert kept["has_access_token"] is True
+        same = served.client(["settings"]).post(SETTINGS, json={"base_url": elsewhere}).json()
+        assert same["has_access_token"] is True, "the same URL again keeps the token"
+    if "homeassistant" not in cli.commands:
+        steward_homeassistant.register_commands(cli)
+    result = CliRunner().invoke(cli, ["--data-dir", str(served.host.data_dir), "homeassistant", "set-url", ha[1]])
+    assert result.exit_code == 0, result.output
+    assert "dropped" in result.output
+    assert served.client(["settings"]).get(SETTINGS).json()["has_access_token"] is False
+
+
+def test_health_checks_are_cached_so_anonymous_requests_do_not_reach_upstreams(ha, tmp_path):
+    upstream, _ = ha
+    with serve_host([steward_homeassistant], data_dir=tmp_path) as server:
+        configure(server, ha)
+        upstream.requests.clear()
+        for _ in range(20):
+            assert httpx.get(f"{server.base_url}/healthz").status_code == 200
+        assert len(upstream.requests) == 1
 
 
 def test_corrupt_settings_read_as_disabled(served, ha):

@@ -22,7 +22,7 @@ from steward.codes import Code, http_status
 from steward.config import Config, ConfigError, ModelConfig, load_config
 from steward.context import InvocationContext
 from steward.executor import Turn
-from steward.files import CorruptFile, read_json_object, write_atomic
+from steward.files import CorruptFile, locked, read_json_object, write_atomic
 from steward.health import HealthCheck, HealthReport
 from steward.hookspecs import hookimpl
 from steward.host import Host, PluginLoadFailed
@@ -80,6 +80,7 @@ __all__ = [
     "json_response",
     "load_client_settings",
     "load_config",
+    "locked",
     "read_body",
     "read_json",
     "read_json_object",

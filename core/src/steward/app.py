@@ -23,7 +23,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from steward.auth import Principal
+from steward.auth import KeysUnavailable, Principal
 from steward.capability import Surface
 from steward.codes import Code, http_status
 from steward.confirmation import InvalidConfirmation
@@ -330,6 +330,8 @@ async def set_policy(request: Request) -> Response:
             policy.set(name, value)
     except CorruptFile as error:
         raise ApiError(Code.POLICY_FILE_CORRUPT, f"policy not saved: {error}; fix or delete the file") from None
+    except OSError as error:
+        raise ApiError(Code.SETTINGS_NOT_SAVED, f"policy not saved: {error.strerror or error}") from None
     return json_response(policy.snapshot())
 
 
@@ -352,6 +354,10 @@ async def _http_error(request: Request, error: Exception) -> Response:
 async def _api_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, ApiError)
     return error_response(error.code, error.message, error.status)
+
+
+async def _keys_unavailable(request: Request, error: Exception) -> Response:
+    return error_response(Code.KEYS_UNAVAILABLE, f"no key can be checked right now: {error}")
 
 
 async def _unexpected(request: Request, error: Exception) -> Response:
@@ -421,7 +427,12 @@ def create_app(host: Host) -> Starlette:
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        exception_handlers={HTTPException: _http_error, ApiError: _api_error, Exception: _unexpected},
+        exception_handlers={
+            HTTPException: _http_error,
+            ApiError: _api_error,
+            KeysUnavailable: _keys_unavailable,
+            Exception: _unexpected,
+        },
     )
     app.state.host = host
     app.add_middleware(_CountRequests, host=host)

@@ -5,6 +5,12 @@ Keys are 256-bit random strings shown once; ``keys.toml`` stores only their SHA-
 re-reads the file when it changes, looking at most once per ``recheck_seconds`` (a ``stat`` per
 request is a tenth of the invoke endpoint's cost here), so ``steward keys revoke`` in another
 process takes effect within a second; changes made through the same store apply at once.
+
+The store fails closed: when the file cannot be read or parsed, no key is known (every request
+is refused with :class:`KeysUnavailable`, a 503, not "wrong key") until it can be again, so a key
+revoked in a file the server cannot read is never honoured from a stale table. Changes are made
+under :func:`~steward.files.locked` and re-read the file first, so concurrent ``keys add`` and
+``keys revoke`` in several processes never lose one another's work.
 Keys that have authenticated are remembered until the file changes, so a key is hashed once and
 not on every request; only valid keys are remembered, never more of them than the file holds.
 """
@@ -13,7 +19,9 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import logging
 import math
+import os
 import re
 import secrets
 import threading
@@ -25,10 +33,12 @@ from pathlib import Path
 import msgspec
 import tomli_w
 
-from steward.files import write_atomic
+from steward.files import locked, write_atomic
 
 SCOPES = ("conversation", "settings", "invoke", "service", "admin")
 KEY_PREFIX = "stw_"
+log = logging.getLogger("steward.auth")
+
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 
 
@@ -59,6 +69,10 @@ class KeyStoreError(ValueError):
     """A key operation that cannot be done as asked (duplicate name, unknown scope, …)."""
 
 
+class KeysUnavailable(RuntimeError):
+    """The key file cannot be read or trusted right now; nobody is authenticated until it can."""
+
+
 def key_digest(key: str) -> str:
     return "sha256:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -72,12 +86,16 @@ class KeyStore:
         self._checked_at = -math.inf
         self._by_digest: dict[str, Principal] = {}
         self._by_key: dict[str, Principal] = {}
+        self.problem: str | None = None
 
     def records(self) -> list[KeyRecord]:
+        """Every stored key; :class:`KeyStoreError` saying which file and why when it cannot be used."""
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
             return []
+        except OSError as error:
+            raise KeyStoreError(f"{self.path} cannot be read: {error.strerror}{_ownership_hint(self.path)}") from None
         try:
             return msgspec.convert(tomllib.loads(raw.decode()), type=_KeyFile).keys
         except (tomllib.TOMLDecodeError, msgspec.ValidationError, UnicodeDecodeError) as error:
@@ -91,7 +109,7 @@ class KeyStore:
         if unknown or not scopes:
             raise KeyStoreError(f"scopes must be among {', '.join(SCOPES)} (got {', '.join(unknown) or 'none'})")
         key = KEY_PREFIX + secrets.token_urlsafe(32)
-        with self._lock:
+        with self._lock, locked(self.path):
             records = self.records()
             if any(record.name == name for record in records):
                 raise KeyStoreError(f"a key named {name!r} already exists; revoke it first")
@@ -108,7 +126,7 @@ class KeyStore:
         return key
 
     def revoke(self, name: str) -> bool:
-        with self._lock:
+        with self._lock, locked(self.path):
             records = self.records()
             kept = [record for record in records if record.name != name]
             if len(kept) == len(records):
@@ -117,13 +135,21 @@ class KeyStore:
             return True
 
     def lookup(self, key: str) -> Principal | None:
+        """The key's principal, ``None`` for an unknown key; :class:`KeysUnavailable` while the file is unusable."""
         self._reload_if_changed()
+        if self.problem is not None:
+            raise KeysUnavailable(self.problem)
         principal = self._by_key.get(key)
         if principal is None:
             principal = self._by_digest.get(key_digest(key))
             if principal is not None and len(self._by_key) < len(self._by_digest):
                 self._by_key[key] = principal
         return principal
+
+    def refresh(self) -> None:
+        """Look at the file now (``/healthz`` does, so it reports a problem the moment it appears)."""
+        self._checked_at = -math.inf
+        self._reload_if_changed()
 
     def _reload_if_changed(self) -> None:
         now = time.monotonic()
@@ -132,22 +158,45 @@ class KeyStore:
         self._checked_at = now
         try:
             status = self.path.stat()
-            stamp = (status.st_mtime_ns, status.st_size)
+            stamp = (status.st_mtime_ns, status.st_ctime_ns, status.st_size, status.st_ino)
         except FileNotFoundError:
             stamp = None
-        if stamp == self._stamp:
+        except OSError as error:
+            stamp = (error.errno,)
+        if stamp == self._stamp and self.problem is None:
             return
+        self._by_key = {}
+        try:
+            records = self.records()
+        except KeyStoreError as error:
+            self._by_digest, self._stamp = {}, None
+            if self.problem != str(error):
+                log.error("%s; refusing every key until it is fixed", error)
+            self.problem = str(error)
+            return
+        if self.problem is not None:
+            log.warning("%s is readable again; keys are accepted", self.path)
         self._by_digest = {
             record.hash: Principal(record.name, frozenset(record.scopes), frozenset(record.preapproved))
-            for record in self.records()
+            for record in records
         }
-        self._by_key = {}
-        self._stamp = stamp
+        self._stamp, self.problem = stamp, None
 
     def _write(self, records: list[KeyRecord]) -> None:
         document = {"keys": [msgspec.to_builtins(record) for record in records]}
         write_atomic(self.path, tomli_w.dumps(document).encode())
         self._checked_at = -math.inf
+
+
+def _ownership_hint(path: Path) -> str:
+    try:
+        owner = path.stat()
+    except OSError:
+        return ""
+    return (
+        f" (the file belongs to uid {owner.st_uid}, mode {owner.st_mode & 0o777:04o}, and this process runs as uid "
+        f"{os.geteuid()}; run steward commands as the service's user, see docs/operations.md)"
+    )
 
 
 def bearer_key(authorization: str | None) -> str | None:

@@ -31,6 +31,7 @@ from steward.client import (
     server_client,
 )
 from steward.config import Config, ConfigError, load_config
+from steward.files import InUse, hold_exclusively, remove_orphaned_temporaries, write_atomic
 from steward.host import Host, PluginLoadFailed
 from steward.outcome import Outcome, Status
 from steward.plugins import call_each, describe, discover, plugin_manager
@@ -77,10 +78,16 @@ def current_config(**overrides: Any) -> Config:
 
 
 def current_host(**overrides: Any) -> Host:
+    config = current_config(**overrides)
     try:
-        return Host(current_config(**overrides))
+        return Host(config)
     except (PluginLoadFailed, ConfigError) as error:
         raise click.ClickException(str(error)) from None
+    except OSError as error:
+        where = f" {error.filename}" if error.filename else ""
+        raise click.ClickException(
+            f"the data directory {config.data_dir} cannot be used:{where} {error.strerror or error}"
+        ) from None
 
 
 def _cli_principal() -> Principal:
@@ -114,7 +121,7 @@ def cli(context: click.Context, data_dir: Path | None, config_path: Path | None,
 @click.option("--port", type=int, help="Port to listen on (default 8092).")
 @click.option("--workers", type=int, help="Worker processes (default 1).")
 def serve(bind_host: str | None, port: int | None, workers: int | None) -> None:
-    """Serve the HTTP API; on the first start, create and print an admin key."""
+    """Serve the HTTP API; on the first start, create an admin key and show it once."""
     import uvicorn
 
     from steward.app import create_app
@@ -129,18 +136,53 @@ def serve(bind_host: str | None, port: int | None, workers: int | None) -> None:
             "--workers above 1 needs a shared state backend for pending confirmations; "
             "the in-process store is the only one so far, so run one worker"
         )
-    if not host.keys.records():
-        key = host.keys.add("admin", ["admin"])
-        base = f"http://{settings.host}:{settings.port}"
+    try:
+        hold_exclusively(host.data_dir / SERVER_LOCK)
+    except InUse as error:
+        raise click.ClickException(
+            f"another Steward server already serves the data directory {host.data_dir} ({error}); "
+            "two servers on one data directory would not share pending confirmations"
+        ) from None
+    for orphan in remove_orphaned_temporaries(host.data_dir):
+        log.warning("removed %s, left behind by a write that was interrupted", orphan)
+    try:
+        first_key = None if host.keys.records() else host.keys.add("admin", ["admin"])
+    except KeyStoreError as error:
+        raise click.ClickException(str(error)) from None
+    if first_key is not None:
+        _show_first_key(first_key, host.data_dir, f"http://{settings.host}:{settings.port}")
+    try:
+        uvicorn.run(
+            create_app(host),
+            host=settings.host,
+            port=settings.port,
+            log_level=settings.log_level,
+            timeout_keep_alive=5,
+            h11_max_incomplete_event_size=64 * 1024,
+        )
+    finally:
+        host.close()
+
+
+FIRST_KEY_FILE = "first-admin-key"
+SERVER_LOCK = "server.lock"
+
+
+def _show_first_key(key: str, data_dir: Path, base: str) -> None:
+    """On a terminal, print the first key once; elsewhere (a journal), put it in a 0600 file instead.
+
+    A key printed under systemd would live in the journal, readable by whoever reads logs.
+    """
+    if sys.stdout.isatty():
         click.echo(
             "\nCreated the first key, named 'admin' (shown once; only its hash is stored):\n\n"
             f"    {key}\n\nTry it:\n\n"
             f"    curl -H 'Authorization: Bearer {key}' {base}/api/v1/capabilities\n"
         )
-    try:
-        uvicorn.run(create_app(host), host=settings.host, port=settings.port, log_level=settings.log_level)
-    finally:
-        host.close()
+        return
+    path = data_dir / FIRST_KEY_FILE
+    write_atomic(path, f"{key}\n".encode(), mode=0o600)
+    log.warning("created the first key, named 'admin'; it is in %s (mode 0600): read it, then delete the file", path)
 
 
 @cli.command()

@@ -37,6 +37,7 @@ class ServerConfig(_Section):
     workers: int = 1
     max_body_bytes: int = 1024 * 1024
     max_concurrent_invocations: int = 64
+    health_cache_seconds: float = 10.0
     log_level: Literal["debug", "info", "warning", "error"] = "info"
 
 

@@ -23,7 +23,7 @@ from steward.confirmation import Clock, ConfirmationStore, MemoryConfirmationSto
 from steward.context import InvocationContext
 from steward.conversation import Conversation, MemoryPausedTurns
 from steward.executor import Executor
-from steward.health import HealthCheck, HealthReport, LoadError, run_check
+from steward.health import CheckResult, HealthCheck, HealthReport, LoadError, run_check
 from steward.hookspecs import hookimpl
 from steward.http_client import http_client
 from steward.isolation import IsolatedWorkers
@@ -120,6 +120,8 @@ class Host:
             max_rounds=config.model.max_rounds,
         )
         self.health_checks.append(("steward", HealthCheck("model", self.model.check)))
+        self._health_cache_seconds = config.server.health_cache_seconds
+        self._checked: tuple[asyncio.AbstractEventLoop, float, asyncio.Future[list[CheckResult]]] | None = None
 
     async def authenticate(self, request) -> Principal | None:
         """Who sent ``request``: plugins' ``authenticate`` in hook order, the key check last.
@@ -151,8 +153,17 @@ class Host:
         ]
 
     async def health(self) -> HealthReport:
-        checks = await asyncio.gather(*(run_check(plugin, check) for plugin, check in self.health_checks))
+        """The health report; dependency checks are run at most once per ``server.health_cache_seconds``.
+
+        ``/healthz`` needs no key, so without this every anonymous request would reach every
+        upstream: a flood of them would be a flood on SearXNG, the model and Home Assistant.
+        Concurrent callers share one run of the checks.
+        """
+        checks = await self._dependency_checks()
         problems = self.policy.problems()
+        self.keys.refresh()
+        if self.keys.problem is not None:
+            problems.append(self.keys.problem)
         healthy = not self.load_errors and not problems and all(check.ok for check in checks)
         return HealthReport(
             status="ok" if healthy else "degraded",
@@ -161,6 +172,17 @@ class Host:
             problems=problems,
             checks=list(checks),
         )
+
+    async def _dependency_checks(self) -> list[CheckResult]:
+        loop = asyncio.get_running_loop()
+        cached = self._checked
+        if cached is not None and cached[0] is loop and time.monotonic() - cached[1] < self._health_cache_seconds:
+            return await asyncio.shield(cached[2])
+        checks = asyncio.ensure_future(
+            asyncio.gather(*(run_check(plugin, check) for plugin, check in self.health_checks))
+        )
+        self._checked = (loop, time.monotonic(), checks)
+        return list(await asyncio.shield(checks))
 
     def close(self) -> None:
         self.isolated.close()

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from steward.files import CorruptFile, read_json_object, write_json_atomic
+from steward.files import CorruptFile, locked, read_json_object, write_json_atomic
 
 log = logging.getLogger("steward.policy")
 
@@ -65,12 +65,16 @@ class Policy:
         return {name: self.is_enabled(name) for name in sorted(self.flags)}
 
     def set(self, name: str, value: bool) -> None:
-        """Set one flag, keeping every other key of its file; refuses to overwrite a corrupt file."""
+        """Set one flag, keeping every other key of its file; refuses to overwrite a corrupt file.
+
+        The file is re-read under an inter-process lock, so a concurrent write of another flag (or
+        of the plugin's other settings in the same file) is never lost.
+        """
         flag = self.flags.get(name)
         if flag is None:
             raise UnknownFlag(name)
         path = self.directory / flag.file
-        with self._write_lock:
+        with self._write_lock, locked(path):
             content = read_json_object(path) or {}
             content[flag.file_key] = bool(value)
             write_json_atomic(path, content)

@@ -9,10 +9,13 @@ import click
 
 import steward
 from steward_homeassistant.household import (
+    SETTINGS_FILE,
+    SettingsChange,
     SettingsProblem,
+    change_settings,
     read_settings,
+    read_token,
     validated_entities,
-    validated_url,
     write_settings,
     write_token,
 )
@@ -41,15 +44,16 @@ def status() -> None:
 @homeassistant.command("set-url")
 @click.argument("url")
 def set_url(url: str) -> None:
-    """Set the base URL, e.g. http://homeassistant.local:8123."""
+    """Set the base URL, e.g. http://homeassistant.local:8123 (a new URL drops the stored token)."""
     data_dir = _data_dir()
-    settings = read_settings(data_dir)
+    had_token = bool(read_token(data_dir))
     try:
-        settings.base_url = validated_url(url)
+        change_settings(data_dir, SettingsChange(base_url=url))
     except SettingsProblem as problem:
         raise click.ClickException(str(problem)) from None
-    write_settings(data_dir, settings)
-    click.echo(f"base_url = {settings.base_url}")
+    click.echo(f"base_url = {read_settings(data_dir).base_url}")
+    if had_token and not read_token(data_dir):
+        click.echo("the token was for the old URL and is dropped: set it again with `steward homeassistant set-token`")
 
 
 @homeassistant.command("set-token")
@@ -68,12 +72,13 @@ def set_token() -> None:
 def allow(entity_id: str) -> None:
     """Add an entity to the allowlist."""
     data_dir = _data_dir()
-    settings = read_settings(data_dir)
-    try:
-        settings.allowlisted_entities = validated_entities([*settings.allowlisted_entities, entity_id])
-    except SettingsProblem as problem:
-        raise click.ClickException(str(problem)) from None
-    write_settings(data_dir, settings)
+    with steward.locked(data_dir / SETTINGS_FILE):
+        settings = read_settings(data_dir)
+        try:
+            settings.allowlisted_entities = validated_entities([*settings.allowlisted_entities, entity_id])
+        except SettingsProblem as problem:
+            raise click.ClickException(str(problem)) from None
+        write_settings(data_dir, settings)
     click.echo(f"allowed {entity_id.lower()}")
 
 
@@ -82,9 +87,10 @@ def allow(entity_id: str) -> None:
 def disallow(entity_id: str) -> None:
     """Remove an entity from the allowlist."""
     data_dir = _data_dir()
-    settings = read_settings(data_dir)
-    if entity_id.lower() not in settings.allowlisted_entities:
-        raise click.ClickException(f"{entity_id.lower()} is not on the allowlist")
-    settings.allowlisted_entities.remove(entity_id.lower())
-    write_settings(data_dir, settings)
+    with steward.locked(data_dir / SETTINGS_FILE):
+        settings = read_settings(data_dir)
+        if entity_id.lower() not in settings.allowlisted_entities:
+            raise click.ClickException(f"{entity_id.lower()} is not on the allowlist")
+        settings.allowlisted_entities.remove(entity_id.lower())
+        write_settings(data_dir, settings)
     click.echo(f"disallowed {entity_id.lower()}")

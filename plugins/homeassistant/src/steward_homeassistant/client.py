@@ -31,6 +31,23 @@ class HomeAssistantClient:
         body = await self._get("/api/")
         return str(body.get("message", "API running.")) if isinstance(body, dict) else "API running."
 
+    async def reachable(self) -> str:
+        """Whether Home Assistant answers at all, asked **without** the token (for ``/healthz``).
+
+        ``/healthz`` needs no key, so it must not be a way to make Steward send the household's
+        token anywhere: any HTTP answer (HA says 401 to an anonymous request) means reachable.
+        """
+        async with steward.http_client(timeout=TIMEOUT, verify=self._verify) as client:
+            try:
+                response = await client.get(self.base_url + "/api/", headers={"Accept": "application/json"})
+            except httpx.TimeoutException:
+                raise self._failure("did not answer in time") from None
+            except httpx.ConnectError as error:
+                raise self._failure(self._connect_failure(error)) from None
+            except httpx.HTTPError as error:
+                raise self._failure(f"broke off the answer ({type(error).__name__})") from None
+        return f"reachable (HTTP {response.status_code} without a token)"
+
     async def states(self) -> list[dict[str, Any]]:
         body = await self._get("/api/states")
         if not isinstance(body, list):
@@ -65,10 +82,7 @@ class HomeAssistantClient:
             except httpx.TimeoutException:
                 raise self._failure("did not answer in time") from None
             except httpx.ConnectError as error:
-                reason = (
-                    "its TLS certificate could not be verified" if "CERTIFICATE" in str(error) else "cannot be reached"
-                )
-                raise self._failure(reason) from None
+                raise self._failure(self._connect_failure(error)) from None
             except httpx.HTTPError as error:
                 raise self._failure(f"broke off the answer ({type(error).__name__})") from None
         if response.status_code == 401:
@@ -84,6 +98,10 @@ class HomeAssistantClient:
             return response.json()
         except ValueError:
             raise self._failure("answered with something that is not JSON") from None
+
+    @staticmethod
+    def _connect_failure(error: httpx.ConnectError) -> str:
+        return "its TLS certificate could not be verified" if "CERTIFICATE" in str(error) else "cannot be reached"
 
     def _failure(self, what: str) -> steward.CapabilityError:
         return steward.CapabilityError("UPSTREAM_UNAVAILABLE", f"Home Assistant at {self.base_url} {what}")

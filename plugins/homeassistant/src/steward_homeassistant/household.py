@@ -5,6 +5,10 @@ and is read fresh on every request; the long-lived access token lives apart, in
 ``secrets/home-assistant/access-token`` (0600 in a 0700 directory, created when first set), so
 that settings can be shown, copied and backed up without it. Entity ids are compared lower-cased,
 as Home Assistant does.
+
+The token belongs to the URL it was given for: changing ``base_url`` without a new token in the
+same change drops the stored token, so no settings change can send the household's token to a
+host it was not meant for. Every change holds the settings file's lock and re-reads it first.
 """
 
 from __future__ import annotations
@@ -34,6 +38,39 @@ class HouseholdSettings(msgspec.Struct, kw_only=True):
 
 class SettingsProblem(ValueError):
     """Settings that cannot be saved as given; the message names the field."""
+
+
+class SettingsChange(msgspec.Struct, forbid_unknown_fields=True):
+    """What a console or the CLI changes; a field left out (or null) keeps its stored value."""
+
+    enabled: bool | None = None
+    base_url: str | None = None
+    access_token: str | None = None
+    allowlisted_entities: list[str] | None = None
+
+
+def change_settings(data_dir: Path, change: SettingsChange) -> None:
+    """Validate every field, then write them; a new ``base_url`` without a token drops the old token.
+
+    :class:`SettingsProblem` (nothing written) when a field is invalid.
+    """
+    with steward.locked(data_dir / SETTINGS_FILE):
+        settings = read_settings(data_dir)
+        token = validated_token(change.access_token) if change.access_token is not None else None
+        drop_token = False
+        if change.base_url is not None:
+            base_url = validated_url(change.base_url)
+            drop_token = base_url != settings.base_url and token is None
+            settings.base_url = base_url
+        if change.allowlisted_entities is not None:
+            settings.allowlisted_entities = validated_entities(change.allowlisted_entities)
+        if change.enabled is not None:
+            settings.enabled = change.enabled
+        if drop_token:
+            (data_dir / TOKEN_FILE).unlink(missing_ok=True)
+        if token is not None:
+            write_token(data_dir, token)
+        write_settings(data_dir, settings)
 
 
 def read_settings(data_dir: Path) -> HouseholdSettings:
@@ -84,10 +121,14 @@ def read_token(data_dir: Path) -> str:
         return ""
 
 
-def write_token(data_dir: Path, token: str) -> None:
+def validated_token(token: str) -> str:
     token = token.strip()
     if not token or any(character.isspace() for character in token) or len(token) > 4096:
         raise SettingsProblem("access_token: must be a single long-lived access token, no spaces")
-    steward.write_atomic(data_dir / TOKEN_FILE, token.encode(), mode=0o600, dir_mode=0o700)
+    return token
+
+
+def write_token(data_dir: Path, token: str) -> None:
+    steward.write_atomic(data_dir / TOKEN_FILE, validated_token(token).encode(), mode=0o600, dir_mode=0o700)
     (data_dir / TOKEN_FILE).parent.chmod(0o700)
     (data_dir / TOKEN_FILE).parent.parent.chmod(0o700)

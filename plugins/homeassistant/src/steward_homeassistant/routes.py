@@ -4,31 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 import steward
 from steward_homeassistant.client import HomeAssistantClient
-from steward_homeassistant.household import (
-    SettingsProblem,
-    read_settings,
-    read_token,
-    validated_entities,
-    validated_url,
-    write_settings,
-    write_token,
-)
-
-
-class SettingsChange(msgspec.Struct, forbid_unknown_fields=True):
-    """``access_token`` omitted (or null) keeps the stored one."""
-
-    enabled: bool | None = None
-    base_url: str | None = None
-    access_token: str | None = None
-    allowlisted_entities: list[str] | None = None
+from steward_homeassistant.household import SettingsChange, SettingsProblem, change_settings, read_settings, read_token
 
 
 def settings_view(data_dir: Path) -> dict:
@@ -52,22 +34,15 @@ def routes(config: steward.Config) -> list[Route]:
         return steward.json_response(settings_view(data_dir))
 
     @steward.require_scope("settings")
-    async def change_settings(request: Request) -> Response:
-        """Change Home Assistant settings; every field is optional."""
+    async def post_settings(request: Request) -> Response:
+        """Change Home Assistant settings; every field is optional. A new base_url without a token drops the token."""
         change = await steward.read_json(request, SettingsChange)
-        settings = read_settings(data_dir)
         try:
-            if change.base_url is not None:
-                settings.base_url = validated_url(change.base_url)
-            if change.allowlisted_entities is not None:
-                settings.allowlisted_entities = validated_entities(change.allowlisted_entities)
-            if change.enabled is not None:
-                settings.enabled = change.enabled
-            if change.access_token is not None:
-                write_token(data_dir, change.access_token)
+            change_settings(data_dir, change)
         except SettingsProblem as problem:
             raise steward.ApiError("INVALID_REQUEST", str(problem)) from None
-        write_settings(data_dir, settings)
+        except OSError as error:
+            raise steward.ApiError("SETTINGS_NOT_SAVED", f"settings not saved: {error.strerror or error}") from None
         return steward.json_response(settings_view(data_dir))
 
     @steward.require_scope("settings")
@@ -97,6 +72,6 @@ def routes(config: steward.Config) -> list[Route]:
 
     return [
         Route("/api/v1/conversation/home-assistant", get_settings, methods=["GET"]),
-        Route("/api/v1/conversation/home-assistant", change_settings, methods=["POST"]),
+        Route("/api/v1/conversation/home-assistant", post_settings, methods=["POST"]),
         Route("/api/v1/conversation/home-assistant/entities", browse_entities, methods=["GET"]),
     ]

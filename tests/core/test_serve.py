@@ -1,0 +1,112 @@
+"""``steward serve`` and the data directory as an operator meets them: real processes, real files."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from steward.auth import KeyStore
+from steward.cli import cli
+from steward.files import write_atomic
+
+STEWARD = Path(sys.executable).parent / "steward"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def environment(data_dir: Path) -> dict[str, str]:
+    kept = {key: value for key, value in os.environ.items() if not key.startswith("STEWARD_")}
+    return {**kept, "STEWARD_DATA_DIR": str(data_dir), "STEWARD_PLUGINS": "system"}
+
+
+def start_server(data_dir: Path) -> subprocess.Popen:
+    server = subprocess.Popen(
+        [STEWARD, "serve", "--port", str(free_port())],
+        env=environment(data_dir),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    output = ""
+    while "Uvicorn running" not in output:
+        line = server.stdout.readline()
+        assert line, f"server exited:\n{output}"
+        output += line
+    return server
+
+
+def test_a_second_server_on_the_same_data_directory_is_refused(tmp_path):
+    first = start_server(tmp_path / "data")
+    try:
+        second = subprocess.run(
+            [STEWARD, "serve", "--port", str(free_port())],
+            env=environment(tmp_path / "data"),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert second.returncode == 1
+        assert "another Steward server already serves the data directory" in second.stderr
+        assert f"pid {first.pid}" in second.stderr
+    finally:
+        first.terminate()
+        first.wait(timeout=30)
+    again = start_server(tmp_path / "data")
+    again.terminate()
+    again.wait(timeout=30)
+
+
+def test_orphaned_temporary_files_are_removed_at_start(tmp_path):
+    data_dir = tmp_path / "data"
+    orphan = data_dir / "secrets" / "home-assistant" / ".access-token.abc123.tmp"
+    orphan.parent.mkdir(parents=True)
+    orphan.write_text("a token a killed writer left behind")
+    old = time.time() - 3600
+    os.utime(orphan, (old, old))
+    young = data_dir / ".keys.toml.def456.tmp"
+    young.write_text("a write still in progress")
+    server = start_server(data_dir)
+    server.terminate()
+    output = server.communicate(timeout=30)[0]
+    assert not orphan.exists()
+    assert young.exists(), "a temporary file younger than a minute may belong to a write in progress"
+    assert "a token" not in output
+
+
+def test_a_data_directory_that_is_a_file_is_one_clear_line(tmp_path):
+    not_a_directory = tmp_path / "data"
+    not_a_directory.write_text("oops")
+    result = CliRunner().invoke(cli, ["--data-dir", str(not_a_directory / "inner"), "policy", "get"])
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert result.output.startswith("Error: the data directory")
+    assert result.output.count("\n") == 1
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can create files for another user")
+def test_files_written_by_root_belong_to_the_owner_of_the_data_directory(tmp_path, monkeypatch):
+    service_user = 4242
+    data_dir = tmp_path / "data"
+    data_dir.mkdir(mode=0o700)
+    os.chown(data_dir, service_user, service_user)
+    monkeypatch.setenv("STEWARD_PLUGINS", "system")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--data-dir", str(data_dir), "keys", "add", "fleet", "--scope", "invoke"]).exit_code == 0
+    keys = data_dir / "keys.toml"
+    assert (keys.stat().st_uid, keys.stat().st_gid) == (service_user, service_user)
+    assert keys.stat().st_mode & 0o777 == 0o600
+    KeyStore(keys).revoke("fleet")
+    assert keys.stat().st_uid == service_user
+    secret = data_dir / "secrets" / "plugin" / "token"
+    write_atomic(secret, b"x")
+    for path in (secret, secret.parent, secret.parent.parent):
+        assert path.stat().st_uid == service_user, path
