@@ -91,7 +91,7 @@ def test_a_key_file_that_cannot_be_read_refuses_every_key_until_it_can(tmp_path,
     else:
         path.unlink()
         path.mkdir()
-    with pytest.raises(KeysUnavailable, match="keys.toml"):
+    with pytest.raises(KeysUnavailable, match=r"keys\.toml"):
         store.lookup(revoked)
     with pytest.raises(KeysUnavailable):
         store.lookup(admin)
