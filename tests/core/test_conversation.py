@@ -272,6 +272,7 @@ def test_audit_has_one_record_per_outcome_and_none_of_the_text(client, served):
     assert [(r["capability"], r["status"], r["surface"]) for r in records] == [
         ("sample.echo", "ok", "conversation"),
         ("sample.send", "pending", "conversation"),
+        ("sample.send", "started", "conversation"),
         ("sample.send", "ok", "conversation"),
     ]
     log = served.host.audit.path.read_text()

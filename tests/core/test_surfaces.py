@@ -107,12 +107,13 @@ def test_each_surface_reaches_its_own_declaration(served):
     assert service.json()["classification"]["confirmation"] == "preapproved"
     pending = served.client(["service"]).post("/demo/echo", json={"text": "hi"})
     assert pending.json()["status"] == "pending", "the service variant is external: a person or a pre-approval"
-    audit = [(record["capability"], record["surface"]) for record in served.audit_records()]
+    audit = [(record["capability"], record["surface"], record["status"]) for record in served.audit_records()]
     assert audit == [
-        ("demo.echo", "invoke"),
-        ("demo.echo", "invoke"),
-        ("demo.echo", "service"),
-        ("demo.echo", "service"),
+        ("demo.echo", "invoke", "ok"),
+        ("demo.echo", "invoke", "rejected"),
+        ("demo.echo", "service", "started"),
+        ("demo.echo", "service", "ok"),
+        ("demo.echo", "service", "pending"),
     ]
 
 

@@ -333,9 +333,11 @@ def test_policy_flag_and_audit(served, agent, site):
     records = served.audit_records()
     assert [(r["capability"], r["surface"], r["status"]) for r in records] == [
         ("web.fetch", "service", "rejected"),
+        ("web.fetch", "service", "started"),
         ("web.fetch", "service", "ok"),
     ]
     assert records[1]["classification"]["confirmation"] == "preapproved"
+    assert records[2]["classification"]["confirmation"] == "preapproved"
     assert "kettle-token" not in served.host.audit.path.read_text()
 
 

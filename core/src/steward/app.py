@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from steward.auth import KeysUnavailable, Principal
 from steward.capability import Surface
 from steward.codes import Code, http_status
-from steward.confirmation import InvalidConfirmation
+from steward.confirmation import InvalidConfirmation, TooManyPending
 from steward.conversation import ChatMessage
 from steward.files import CorruptFile
 from steward.health import LoadError
@@ -302,6 +302,8 @@ async def conversation_message(request: Request) -> Response:
         raise ApiError(Code.MODEL_UNAVAILABLE, str(error)) from None
     except InvalidConfirmation as error:
         raise ApiError(Code.INVALID_CONFIRMATION, str(error)) from None
+    except TooManyPending as error:
+        raise ApiError(Code.TOO_MANY_PENDING, str(error)) from None
     own_seconds = time.perf_counter() - started - model_seconds
     response = json_response(reply)
     response.headers["Server-Timing"] = f"model;dur={model_seconds * 1000:.3f}, steward;dur={own_seconds * 1000:.3f}"

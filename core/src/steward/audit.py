@@ -11,6 +11,10 @@ and written together, with one ``write``, as the loop's next callback: the loop 
 the network with a record unwritten, and a crash loses at most the records of the iteration it
 interrupts. Formatting and the system call were a third of what an invocation cost over HTTP
 (``bench/http_throughput.py``); gathered, they cost a fraction of that. Nothing is fsynced.
+
+Before anything that leaves the device or changes something runs, a ``started`` record is
+written at once (:meth:`AuditLog.record_start`); if it cannot be written, the executor does not
+run it. A run's outcome record follows it as usual.
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ from steward.capability import NAME_PATTERN, Classification
 from steward.outcome import Outcome
 
 log = logging.getLogger("steward.audit")
+
+
+STARTED = "started"
 
 
 class AuditRecord(msgspec.Struct, kw_only=True):
@@ -66,9 +73,43 @@ class AuditLog:
         self._descriptor = self._open()
         self._size = os.fstat(self._descriptor).st_size
 
+    def record_start(self, outcome: Outcome, *, caller: str, surface: str) -> None:
+        """Write, now, that a capability which leaves the device or changes something is about to run.
+
+        Raises :class:`OSError` when the record cannot be written (a full disk): the caller must
+        then not run it, so nothing that matters ever happens unrecorded.
+        """
+        entry = self._entry(outcome, caller, surface)
+        entry.status = STARTED
+        with self._lock:
+            self._pending.append((time.time(), entry))
+            self._write_pending()
+
     def record(self, outcome: Outcome, *, caller: str, surface: str) -> None:
-        """Written at once if no other record came first in this loop iteration, else gathered."""
-        entry = AuditRecord(
+        """Written at once if no other record came first in this loop iteration, else gathered.
+
+        A record that cannot be written is logged, not raised: the outcome has happened already.
+        """
+        entry = self._entry(outcome, caller, surface)
+        with self._lock:
+            self._pending.append((time.time(), entry))
+            if self._gathering is not None and not self._gathering.is_closed():
+                return
+            self._gathering = None
+            try:
+                self._write_pending()
+            except OSError as error:
+                log.error("audit log %s: a record could not be written: %s", self.path, error)
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return
+            self._gathering = loop
+            loop.call_soon(self._write_gathered)
+
+    @staticmethod
+    def _entry(outcome: Outcome, caller: str, surface: str) -> AuditRecord:
+        return AuditRecord(
             time="",
             capability=outcome.capability,
             version=outcome.version,
@@ -80,18 +121,6 @@ class AuditLog:
             code=outcome.code,
             duration_ms=outcome.duration_ms,
         )
-        with self._lock:
-            self._pending.append((time.time(), entry))
-            if self._gathering is not None and not self._gathering.is_closed():
-                return
-            self._gathering = None
-            self._write_pending()
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:
-                return
-            self._gathering = loop
-            loop.call_soon(self._write_gathered)
 
     def flush(self) -> None:
         """Write every gathered record now (the loop does this itself, one iteration later)."""
@@ -116,7 +145,8 @@ class AuditLog:
         """One ``write`` for the gathered lines, or one per file when they cross the rotation size."""
         chunk: list[bytes] = []
         chunk_size = 0
-        for when, entry in self._pending:
+        pending, self._pending = self._pending, []
+        for when, entry in pending:
             entry.time = datetime.datetime.fromtimestamp(when, datetime.UTC).isoformat(timespec="milliseconds")
             entry.capability = audit_name(entry.capability)
             entry.duration_ms = round(entry.duration_ms, 3)
@@ -129,7 +159,6 @@ class AuditLog:
                     self._rotate()
             chunk.append(line)
             chunk_size += len(line)
-        self._pending.clear()
         self._write(chunk)
 
     def _write(self, lines: list[bytes]) -> None:

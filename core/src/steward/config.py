@@ -16,7 +16,7 @@ import types
 import typing
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -52,9 +52,18 @@ class PluginsConfig(_Section):
     settings: dict[str, Any] = {}
 
 
+Positive = Annotated[int, msgspec.Meta(gt=0)]
+
+
 class ConfirmationConfig(_Section):
-    lifetime_seconds: int = 120
-    expired_grace_seconds: int = 600
+    """How long a person has to answer, and how much may wait for them."""
+
+    lifetime_seconds: Positive = 120
+    expired_grace_seconds: Annotated[int, msgspec.Meta(ge=0)] = 600
+    max_pending_per_caller: Positive = 32
+    max_pending: Positive = 4096
+    max_paused_turns_per_caller: Positive = 8
+    max_paused_turn_bytes: Positive = 64 * 1024 * 1024
 
 
 class AuditConfig(_Section):

@@ -22,11 +22,13 @@ import msgspec
 from steward.auth import Principal
 from steward.capability import Citation, Classification, Surface
 from steward.codes import Code
-from steward.confirmation import Clock, InvalidConfirmation, token_digest
+from steward.confirmation import Clock, InvalidConfirmation, TooManyPending, token_digest
 from steward.executor import Executor, Turn
 from steward.model import ModelClient, ToolCall, capability_name, tool_schema
 from steward.outcome import Outcome, PendingConfirmation, Status
 from steward.registry import Registry
+
+_encode = msgspec.json.Encoder().encode
 
 SYSTEM_PROMPT = (
     "You are the assistant of a household Steward appliance, and you can call tools. Tool results "
@@ -85,33 +87,64 @@ class PausedTurn(msgspec.Struct, kw_only=True):
 class PausedTurnStore(Protocol):
     """Where paused turns wait; a shared backend implements the same two calls."""
 
-    async def put(self, token: str, turn: PausedTurn) -> None: ...
+    async def put(self, token: str, turn: PausedTurn) -> None:
+        """Keep the turn under ``token``; :class:`TooManyPending` when its caller or the host is full."""
+        ...
 
-    async def take(self, token: str) -> PausedTurn | None:
-        """Remove and return the turn (``None`` if unknown or already taken); atomic."""
+    async def take(self, token: str, may_take: Callable[[PausedTurn], bool]) -> PausedTurn | None:
+        """Remove and return the turn if ``may_take`` accepts it (else ``None``, the turn kept); atomic."""
         ...
 
 
 class MemoryPausedTurns:
-    """Keeps paused turns as long as their token can still get an answer, expired grace included."""
+    """Keeps paused turns as long as their token can still get an answer, expired grace included.
 
-    def __init__(self, keep_seconds: float, clock: Clock = time.monotonic) -> None:
+    A paused turn holds the whole history the client sent (up to the body limit), so memory is
+    bounded: at most ``max_per_caller`` turns per caller and ``max_bytes`` of them in all.
+    """
+
+    def __init__(
+        self,
+        keep_seconds: float,
+        clock: Clock = time.monotonic,
+        *,
+        max_per_caller: int = 8,
+        max_bytes: int = 64 * 1024 * 1024,
+    ) -> None:
         self.keep_seconds = keep_seconds
         self.clock = clock
-        self._turns: dict[str, tuple[float, PausedTurn]] = {}
+        self.max_per_caller = max_per_caller
+        self.max_bytes = max_bytes
+        self._turns: dict[str, tuple[float, int, PausedTurn]] = {}
+        self._bytes = 0
         self._lock = threading.Lock()
 
     async def put(self, token: str, turn: PausedTurn) -> None:
+        size = len(_encode(turn))
         now = self.clock()
         with self._lock:
-            for key in [key for key, (until, _) in self._turns.items() if until <= now]:
-                del self._turns[key]
-            self._turns[token_digest(token)] = (now + self.keep_seconds, turn)
+            for key in [key for key, (until, _, _) in self._turns.items() if until <= now]:
+                self._bytes -= self._turns.pop(key)[1]
+            waiting = sum(1 for _, _, kept in self._turns.values() if kept.caller == turn.caller)
+            if waiting >= self.max_per_caller:
+                raise TooManyPending(
+                    f"{turn.caller} has {waiting} conversation turns waiting for a person (the most it may have); "
+                    "answer them first"
+                )
+            if self._bytes + size > self.max_bytes:
+                raise TooManyPending("too many paused conversation turns are waiting for a person; retry later")
+            self._turns[token_digest(token)] = (now + self.keep_seconds, size, turn)
+            self._bytes += size
 
-    async def take(self, token: str) -> PausedTurn | None:
+    async def take(self, token: str, may_take: Callable[[PausedTurn], bool]) -> PausedTurn | None:
+        digest = token_digest(token)
         with self._lock:
-            kept = self._turns.pop(token_digest(token), None)
-        return kept[1] if kept else None
+            kept = self._turns.get(digest)
+            if kept is None or not may_take(kept[2]):
+                return None
+            del self._turns[digest]
+            self._bytes -= kept[1]
+        return kept[2]
 
     def __len__(self) -> int:
         return len(self._turns)
@@ -171,8 +204,8 @@ class Conversation:
 
     async def resume(self, token: str, approve: bool, caller: Principal) -> tuple[TurnReply, float]:
         """Apply the person's answer to a paused turn and carry on; :class:`InvalidConfirmation` if unknown."""
-        paused = await self.paused.take(token)
-        if paused is None or paused.caller != caller.name:
+        paused = await self.paused.take(token, lambda turn: turn.caller == caller.name or caller.has_scope("settings"))
+        if paused is None:
             raise InvalidConfirmation("unknown or already used confirmation token")
         outcome = await self.executor.answer(token, approve, caller=caller, surface=Surface.CONVERSATION)
         if outcome.code == Code.INVALID_CONFIRMATION:
@@ -222,9 +255,18 @@ class Conversation:
                 state.messages.append(_tool_message(call.id, outcome))
 
     async def _pause(self, state: _TurnState, call: ToolCall, later: list[ToolCall], outcome: Outcome) -> None:
+        """Keep the turn for the person's answer; when it cannot be kept, the token is withdrawn too."""
         assert outcome.pending_confirmation is not None
+        token = outcome.pending_confirmation.token
+        try:
+            await self._keep(state, call, later, token)
+        except TooManyPending:
+            await self.executor.withdraw(token)
+            raise
+
+    async def _keep(self, state: _TurnState, call: ToolCall, later: list[ToolCall], token: str) -> None:
         await self.paused.put(
-            outcome.pending_confirmation.token,
+            token,
             PausedTurn(
                 caller=state.caller.name,
                 messages=state.messages,

@@ -9,6 +9,7 @@ token was issued for, so a capability disabled while the person was deciding doe
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import logging
 import time
@@ -22,7 +23,7 @@ from steward.audit import AuditLog
 from steward.auth import Principal
 from steward.capability import Classification, Surface
 from steward.codes import Code
-from steward.confirmation import ConfirmationRequest, ConfirmationStore, InvalidConfirmation
+from steward.confirmation import ConfirmationRequest, ConfirmationStore, InvalidConfirmation, TooManyPending
 from steward.context import InvocationContext
 from steward.deadlines import Deadlines
 from steward.outcome import CapabilityError, Outcome, PendingConfirmation, Rejection, Stage, Status
@@ -102,7 +103,7 @@ class Executor:
             else:
                 if entry.capability.requires_confirmation:
                     confirmation = "preapproved"
-                outcome = await self._run(entry, validated, context, started)
+                outcome = await self._run(entry, validated, context, started, caller, confirmation)
         except _Stop as stop:
             outcome = self._stopped(entry, name, stop, started)
         return self._record(outcome, caller, surface, confirmation)
@@ -141,10 +142,15 @@ class Executor:
             validated = self._validate(entry, request.arguments)
             context = self.context_for(entry, caller, surface)
             await self._check_policy(entry, validated, context, turn=None)
-            outcome = await self._run(entry, validated, context, started)
+            outcome = await self._run(entry, validated, context, started, caller, None)
         except _Stop as stop:
             outcome = self._stopped(entry, name, stop, started)
         return self._record(outcome, caller, surface, None)
+
+    async def withdraw(self, token: str) -> None:
+        """Forget a token this host issued and that nobody will be asked about (its turn was not kept)."""
+        with contextlib.suppress(InvalidConfirmation):
+            await self.confirmations.consume(token, lambda request: True)
 
     # stage 1
     def _resolve(self, name: str, version: int | None, surface: str) -> Registered:
@@ -217,15 +223,18 @@ class Executor:
     ) -> PendingConfirmation:
         capability = entry.capability
         canonical = _encode(arguments)
-        token = await self.confirmations.issue(
-            ConfirmationRequest(
-                capability=capability.name,
-                version=capability.version,
-                arguments=canonical,
-                caller=caller.name,
-                surface=surface,
+        try:
+            token = await self.confirmations.issue(
+                ConfirmationRequest(
+                    capability=capability.name,
+                    version=capability.version,
+                    arguments=canonical,
+                    caller=caller.name,
+                    surface=surface,
+                )
             )
-        )
+        except TooManyPending as error:
+            raise _Stop(Stage.CONFIRM, Status.REJECTED, Code.TOO_MANY_PENDING, str(error)) from None
         return PendingConfirmation(
             token=token,
             capability=capability.name,
@@ -237,30 +246,57 @@ class Executor:
     async def _consume(
         self, token: str, caller: Principal, surface: str, capability: str | None
     ) -> tuple[ConfirmationRequest, bool]:
-        """The request the token was issued for, and whether it expired; foreign tokens are invalid."""
+        """The request the token was issued for, and whether it expired.
+
+        Only the caller it was issued to, or a key with the ``settings`` scope (a household's
+        console), may answer a token, on the surface it was issued on; anyone else's answer is
+        refused as an unknown token would be, and does not spend it.
+        """
+
+        def may_answer(request: ConfirmationRequest) -> bool:
+            return (
+                (request.caller == caller.name or caller.has_scope("settings"))
+                and request.surface == surface
+                and capability in (None, request.capability)
+            )
+
         try:
-            consumed = await self.confirmations.consume(token)
+            consumed = await self.confirmations.consume(token, may_answer)
         except InvalidConfirmation as error:
             raise _Stop(Stage.CONFIRM, Status.REJECTED, Code.INVALID_CONFIRMATION, str(error)) from None
-        request = consumed.request
-        if request.caller != caller.name or request.surface != surface or capability not in (None, request.capability):
-            raise _Stop(
-                Stage.CONFIRM,
-                Status.REJECTED,
-                Code.INVALID_CONFIRMATION,
-                "unknown or already used confirmation token",
-            )
-        return request, consumed.expired
+        return consumed.request, consumed.expired
 
     # stages 5 and 6
     async def _run(
-        self, entry: Registered, arguments: msgspec.Struct, context: InvocationContext, started: float
+        self,
+        entry: Registered,
+        arguments: msgspec.Struct,
+        context: InvocationContext,
+        started: float,
+        caller: Principal,
+        confirmation: str | None,
     ) -> Outcome:
+        if entry.capability.requires_confirmation:
+            self._record_start(entry, caller, context.surface, confirmation)
         result = await self._execute(entry, arguments, context)
         validated = self._check_result(entry, result)
         outcome = self._outcome(entry, entry.capability.name, Stage.RESULT, Status.OK, started)
         outcome.result = validated
         return outcome
+
+    def _record_start(self, entry: Registered, caller: Principal, surface: str, confirmation: str | None) -> None:
+        """What leaves the device or changes something runs only once the audit log says so."""
+        starting = self._outcome(entry, entry.capability.name, Stage.EXECUTE, Status.OK, time.perf_counter())
+        try:
+            self.audit.record_start(self._confirmed_as(starting, confirmation), caller=caller.name, surface=surface)
+        except OSError as error:
+            log.error("audit log cannot be written (%s); %s did not run", error, entry.capability.name)
+            raise _Stop(
+                Stage.EXECUTE,
+                Status.FAILED,
+                Code.AUDIT_UNAVAILABLE,
+                f"the audit log cannot be written ({error.strerror or error}); {entry.capability.name} did not run",
+            ) from None
 
     async def _execute(self, entry: Registered, arguments: msgspec.Struct, context: InvocationContext) -> Any:
         capability = entry.capability
@@ -330,12 +366,17 @@ class Executor:
         outcome.message = stop.message
         return outcome
 
-    def _record(self, outcome: Outcome, caller: Principal, surface: str, confirmation: str | None) -> Outcome:
+    @staticmethod
+    def _confirmed_as(outcome: Outcome, confirmation: str | None) -> Outcome:
+        """The outcome with its classification saying how it was confirmed (``preapproved``)."""
         if confirmation is not None and outcome.classification is not None:
             outcome.classification = Classification(
                 outcome.classification.side_effect, outcome.classification.network, confirmation
             )
-        self.audit.record(outcome, caller=caller.name, surface=surface)
+        return outcome
+
+    def _record(self, outcome: Outcome, caller: Principal, surface: str, confirmation: str | None) -> Outcome:
+        self.audit.record(self._confirmed_as(outcome, confirmation), caller=caller.name, surface=surface)
         if self.observe is not None:
             self.observe(outcome)
         return outcome

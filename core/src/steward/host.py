@@ -86,8 +86,13 @@ class Host:
         self.data_dir = config.data_dir
         self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.policy = Policy(self.data_dir / "capabilities", flags)
+        limits = config.confirmation
         self.confirmations = confirmations or MemoryConfirmationStore(
-            config.confirmation.lifetime_seconds, config.confirmation.expired_grace_seconds, clock
+            limits.lifetime_seconds,
+            limits.expired_grace_seconds,
+            clock,
+            max_pending_per_caller=limits.max_pending_per_caller,
+            max_pending=limits.max_pending,
         )
         self.audit = AuditLog(
             self.data_dir / "capabilities" / "audit.jsonl",
@@ -116,7 +121,12 @@ class Host:
             self.executor,
             self.registry,
             self.model,
-            MemoryPausedTurns(config.confirmation.lifetime_seconds + config.confirmation.expired_grace_seconds, clock),
+            MemoryPausedTurns(
+                limits.lifetime_seconds + limits.expired_grace_seconds,
+                clock,
+                max_per_caller=limits.max_paused_turns_per_caller,
+                max_bytes=limits.max_paused_turn_bytes,
+            ),
             max_rounds=config.model.max_rounds,
         )
         self.health_checks.append(("steward", HealthCheck("model", self.model.check)))

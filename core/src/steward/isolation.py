@@ -133,13 +133,14 @@ class _Job:
         self.abandoned = False
         self.lock = threading.Lock()
 
-    def abandon(self) -> None:
-        """The caller gave up: kill the worker the job is running on (if it started)."""
+    def abandon(self) -> bool:
+        """The caller gave up: kill the worker the job is running on; whether it had started."""
         with self.lock:
             self.abandoned = True
             worker = self.worker
         if worker is not None:
             worker.signal_kill()
+        return worker is not None
 
 
 class IsolatedWorkers:
@@ -167,6 +168,7 @@ class IsolatedWorkers:
         self._lock = threading.Lock()
         self._closed = False
         self.killed = 0
+        """Workers killed with their job: deadlines passed, callers gone, limits hit."""
 
     async def run(
         self,
@@ -200,7 +202,9 @@ class IsolatedWorkers:
             async with asyncio.timeout(timeout):
                 raw = await future
         except (asyncio.CancelledError, TimeoutError):
-            job.abandon()
+            if job.abandon():
+                with self._lock:
+                    self.killed += 1
             raise
         reply = msgspec.msgpack.decode(raw, type=_Reply)
         if reply.ok:
@@ -228,7 +232,7 @@ class IsolatedWorkers:
         try:
             reply = worker.call(request, self.max_result_bytes)
         except (EOFError, OSError, ValueError):
-            why = self._discard(worker)
+            why = self._discard(worker, count=not job.abandoned)
             if job.abandoned:
                 raise asyncio.CancelledError from None
             raise IsolatedJobFailed(f"the job was stopped: {why}") from None
@@ -242,7 +246,7 @@ class IsolatedWorkers:
                 self._idle.append(worker)
         if not keep:
             worker.signal_kill()
-            self._discard(worker)
+            self._discard(worker, count=False)
         return reply
 
     def _checkout(self) -> _Worker:
@@ -256,10 +260,11 @@ class IsolatedWorkers:
             self._all.add(worker)
         return worker
 
-    def _discard(self, worker: _Worker) -> str:
+    def _discard(self, worker: _Worker, *, count: bool = True) -> str:
         with self._lock:
             self._all.discard(worker)
-            self.killed += 1
+            if count:
+                self.killed += 1
         return worker.stop()
 
 
