@@ -108,5 +108,5 @@ def test_another_keys_answer_neither_runs_nor_spends_the_token(sample, tmp_path)
 
 @pytest.mark.parametrize("lifetime", [0, -5])
 def test_a_confirmation_lifetime_that_is_not_positive_is_refused(lifetime):
-    with pytest.raises(ConfigError, match="confirmation.lifetime_seconds"):
+    with pytest.raises(ConfigError, match=r"confirmation\.lifetime_seconds"):
         load_config(None, environ={}, overrides={"confirmation": {"lifetime_seconds": lifetime}})
