@@ -65,7 +65,7 @@ def test_positional_declaration_and_defaults():
         ({"result": Result(text="x")}, "result must be a msgspec.Struct"),
         ({"side_effect": "readonly"}, "unknown classification"),
         ({"network": "lan"}, "unknown classification"),
-        ({"handler": lambda a, c: None}, "async callable"),
+        ({"handler": "run"}, "handler must be callable"),
         ({"policy_key": "Web-Search"}, "policy_key"),
         ({"policy_check": "yes"}, "policy_check"),
         ({"bounds": {"timeout_seconds": 1}}, "steward.Bounds"),

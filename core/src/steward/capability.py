@@ -83,7 +83,7 @@ class Citation(msgspec.Struct, frozen=True):
     url: str
 
 
-Handler = Callable[[Any, Any], Awaitable[Any]]
+Handler = Callable[[Any, Any], Awaitable[Any]] | Callable[[Any, Any], Any]
 PolicyCheck = Callable[[Any, Any], Any]
 CitationsOf = Callable[[Any], Iterable[Citation]]
 
@@ -95,7 +95,9 @@ class Capability:
     ``arguments`` and ``result`` are :class:`msgspec.Struct` types: their JSON Schemas are what
     models and clients see, and the executor decodes arguments strictly (unknown fields are
     refused even when the struct would accept them) and validates every result against
-    ``result``. ``handler`` is ``async (arguments, context) -> result``. ``policy_check``, if
+    ``result``. ``handler`` is ``async (arguments, context) -> result``, or a plain function for
+    work that blocks (a synchronous library, a long computation): it then runs in a bounded
+    thread pool so the event loop never waits for it (see :mod:`steward.handlers`). ``policy_check``, if
     given, is ``(arguments, context) -> Rejection | None`` (sync or async) and runs at stage 3,
     before any confirmation is issued, so it must not touch the network. ``citations``, if given,
     turns a result into the :class:`Citation` list a conversation shows beside the answer.
@@ -139,8 +141,8 @@ class Capability:
             object.__setattr__(self, "network", Network(self.network))
         except ValueError as error:
             raise InvalidCapability(f"{self.name}: unknown classification: {error}") from None
-        if not _is_async_callable(self.handler):
-            raise InvalidCapability(f"{self.name}: handler must be an async callable")
+        if not callable(self.handler):
+            raise InvalidCapability(f"{self.name}: handler must be callable (async def, or def for blocking work)")
         if self.policy_key is not None and not (
             isinstance(self.policy_key, str) and POLICY_KEY_PATTERN.match(self.policy_key)
         ):
@@ -157,6 +159,11 @@ class Capability:
             raise InvalidCapability(f"{self.name}: surfaces: {error}") from None
         if not self.surfaces:
             raise InvalidCapability(f"{self.name}: surfaces must name at least one surface")
+
+    @functools.cached_property
+    def blocking(self) -> bool:
+        """A plain function handler: it runs in a thread, never on the event loop."""
+        return not _is_async_callable(self.handler)
 
     @functools.cached_property
     def requires_confirmation(self) -> bool:

@@ -26,6 +26,7 @@ from steward.codes import Code
 from steward.confirmation import ConfirmationRequest, ConfirmationStore, InvalidConfirmation, TooManyPending
 from steward.context import InvocationContext
 from steward.deadlines import Deadlines
+from steward.handlers import HandlerRunner
 from steward.outcome import CapabilityError, Outcome, PendingConfirmation, Rejection, Stage, Status
 from steward.policy import Policy
 from steward.registry import Registered, Registry
@@ -64,6 +65,7 @@ class Executor:
         audit: AuditLog,
         context_for: ContextFactory,
         observe: OutcomeObserver | None = None,
+        runner: HandlerRunner | None = None,
     ) -> None:
         self.registry = registry
         self.policy = policy
@@ -71,6 +73,7 @@ class Executor:
         self.audit = audit
         self.context_for = context_for
         self.observe = observe
+        self.runner = runner or HandlerRunner()
         self.deadlines = Deadlines()
 
     async def invoke(
@@ -302,7 +305,9 @@ class Executor:
         capability = entry.capability
         try:
             with self.deadlines.limit(capability.bounds.timeout_seconds):
-                return await capability.handler(arguments, context)
+                return await self.runner.run(
+                    capability.name, capability.handler, capability.blocking, arguments, context
+                )
         except TimeoutError:
             raise _Stop(
                 Stage.EXECUTE,

@@ -23,6 +23,7 @@ from steward.confirmation import Clock, ConfirmationStore, MemoryConfirmationSto
 from steward.context import InvocationContext
 from steward.conversation import Conversation, MemoryPausedTurns
 from steward.executor import Executor
+from steward.handlers import HandlerRunner
 from steward.health import CheckResult, HealthCheck, HealthReport, LoadError, run_check
 from steward.hookspecs import hookimpl
 from steward.http_client import http_client
@@ -113,8 +114,15 @@ class Host:
             cpu_seconds=config.isolation.cpu_seconds,
         )
         self._loggers = {plugin.name: logging.getLogger(f"steward.plugins.{plugin.name}") for plugin in self.plugins}
+        self.handlers = HandlerRunner(threads=config.server.blocking_threads, observe_block=self.metrics.loop_blocked)
         self.executor = Executor(
-            self.registry, self.policy, self.confirmations, self.audit, self._context_for, self.metrics.outcomes.observe
+            self.registry,
+            self.policy,
+            self.confirmations,
+            self.audit,
+            self._context_for,
+            self.metrics.outcomes.observe,
+            self.handlers,
         )
         self.model = ModelClient(config.model)
         self.conversation = Conversation(
@@ -174,6 +182,7 @@ class Host:
         self.keys.refresh()
         if self.keys.problem is not None:
             problems.append(self.keys.problem)
+        problems += self.handlers.problems()
         healthy = not self.load_errors and not problems and all(check.ok for check in checks)
         return HealthReport(
             status="ok" if healthy else "degraded",
@@ -196,6 +205,7 @@ class Host:
 
     def close(self) -> None:
         self.isolated.close()
+        self.handlers.close()
         self.audit.close()
 
     def _context_for(self, entry: Registered, caller: Principal, surface: str) -> InvocationContext:

@@ -83,6 +83,15 @@ class Metrics:
         )
         self.outcomes = OutcomeCollector()
         self.registry.register(self.outcomes)
+        self.blocked = Counter(
+            "steward_loop_blocked",
+            "Times an async handler ran longer than 100 ms without yielding, by capability.",
+            ["capability"],
+            registry=self.registry,
+        )
+
+    def loop_blocked(self, capability: str, seconds: float) -> None:
+        self.blocked.labels(capability).inc()
 
     def render(self) -> bytes:
         return prometheus_client.generate_latest(self.registry) + prometheus_client.generate_latest()
