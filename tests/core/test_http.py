@@ -324,3 +324,21 @@ def test_a_plugin_can_replace_authentication(sample, tmp_path):
         key = server.key(["invoke"])
         assert httpx.post(url, json=body, headers={"Authorization": f"Bearer {key}"}).status_code == 200
         assert server.audit_records()[0]["caller"] == "console"
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/v1/capabilities/sample.echo/invoke", '{"arguments": {"text": "x", "deep": %s}}'),
+        ("/api/v1/capabilities/sample.echo/invoke", '{"arguments": %s}'),
+        ("/api/v1/conversation/policy", '{"sample_enabled": %s}'),
+        ("/api/v1/conversation/message", '{"messages": %s}'),
+    ],
+)
+def test_json_nested_a_thousand_levels_is_a_400_not_a_crash(served, path, body):
+    client = served.client(["admin"])
+    for deep in ("[" * 1000 + "]" * 1000, '{"a":' * 1000 + "1" + "}" * 1000):
+        response = client.post(path, content=body % deep)
+        assert response.status_code == 400, response.text
+        assert response.json()["error"]["code"] in ("INVALID_REQUEST", "INVALID_ARGUMENTS")
+    assert client.get("/api/v1/capabilities").status_code == 200

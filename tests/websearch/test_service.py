@@ -519,3 +519,27 @@ def test_a_page_that_takes_forever_to_extract_is_stopped_at_the_deadline(served,
     assert response.json()["error"]["code"] == "TIMEOUT"
     assert len(health) >= 3
     assert served.host.isolated.killed == 1
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://0177.0.0.1/",
+        "http://127.000.000.001/",
+        "http://①②⑦.0.0.1/",
+        "http://a\tb.example/",
+        "http://x.example:80:80/",
+    ],
+)
+@pytest.mark.parametrize("route", ["/v1/fetch", "/v2/scrape"])
+def test_unparseable_urls_are_the_guards_refusal_on_both_apis(agent, url, route):
+    response = agent.post(route, json={"url": url})
+    assert response.status_code == 403, response.text
+    assert "blocked" in response.text
+
+
+@pytest.mark.parametrize("route", ["/v1/fetch", "/v1/search", "/v2/scrape", "/v2/search"])
+def test_json_nested_a_thousand_levels_is_a_400(agent, route):
+    deep = "[" * 1000 + "]" * 1000
+    response = agent.post(route, content=f'{{"url": "http://x.example/", "query": "q", "extra": {deep}}}')
+    assert response.status_code == 400, response.text

@@ -103,6 +103,8 @@ def decode_body(body: bytes, decode: Callable[[bytes], T]) -> T:
         raise ApiError(Code.INVALID_REQUEST, f"invalid request: {error}") from None
     except msgspec.DecodeError as error:
         raise ApiError(Code.INVALID_REQUEST, f"request body is not valid JSON: {error}") from None
+    except RecursionError:
+        raise ApiError(Code.INVALID_REQUEST, "request body is nested too deeply") from None
 
 
 async def invoke_capability(

@@ -184,6 +184,10 @@ class Executor:
             raise _Stop(
                 Stage.VALIDATE, Status.REJECTED, Code.INVALID_ARGUMENTS, f"invalid arguments: {error}"
             ) from None
+        except RecursionError:
+            raise _Stop(
+                Stage.VALIDATE, Status.REJECTED, Code.INVALID_ARGUMENTS, "arguments nested too deeply"
+            ) from None
 
     # stage 3
     async def _check_policy(

@@ -62,10 +62,11 @@ _DENIED_V6 = tuple(
     for network, reason in (
         ("2001::/23", "IETF protocol address (Teredo, benchmarking, ORCHID …)"),
         ("2001:db8::/32", "documentation address"),
+        # IANA lists 6to4 as not global and RFC 7526 deprecated it; a household never needs it
+        ("2002::/16", "6to4 address"),
         ("3fff::/20", "documentation address"),
     )
 )
-_SIX_TO_FOUR = ipaddress.IPv6Network("2002::/16")
 
 _NUMERIC_LABEL = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$")
 _CANONICAL_QUAD = re.compile(
@@ -196,11 +197,6 @@ def refusal_reason(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> st
     for network, reason in _DENIED_V6:
         if address in network:
             return reason
-    if address in _SIX_TO_FOUR:
-        embedded = ipaddress.IPv4Address((int(address) >> 80) & 0xFFFFFFFF)
-        inner = refusal_reason(embedded)
-        if inner is not None:
-            return f"{inner} {embedded} in 6to4 form:"
     return None
 
 

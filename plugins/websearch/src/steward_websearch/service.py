@@ -230,6 +230,8 @@ async def _content(
 
 async def _page(arguments: ServiceFetchArguments, context: steward.InvocationContext) -> _Page:
     settings: WebsearchSettings = context.settings
+    with reported_as_failures():
+        settings.guard().check_url(arguments.url)
     cache = page_cache(context.data_dir, settings) if settings.cache.enabled else None
     if cache is not None and arguments.max_age != 0:
         hit = await asyncio.to_thread(cache.get, arguments.url, max_age=arguments.max_age)

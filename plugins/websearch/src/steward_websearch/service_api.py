@@ -147,7 +147,7 @@ async def _prepare_fetch(request: Request) -> tuple[bytes, str | None, str]:
     body = await steward.read_body(request)
     try:
         peek = msgspec.json.decode(body, type=_Peek)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         peek = _Peek()
     target = peek.url if isinstance(peek.url, str) else None
     return body, target, "browser" if peek.recover is True else "recover"
