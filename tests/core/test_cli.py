@@ -2,9 +2,13 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from sample_plugin import SamplePlugin
 
+import steward
 from steward.auth import KeyStore, key_digest
 from steward.cli import cli
+from steward.client import ClientSettings, save_client_settings
+from steward.testing import serve_host
 
 
 @pytest.fixture
@@ -83,7 +87,7 @@ def test_capabilities_and_plugins(run):
 
 
 def test_invoke_runs_through_the_executor_and_audits(run, tmp_path):
-    result = run("invoke", "system.health", "--json", "{}")
+    result = run("invoke", "system.health", "--json", "{}", "--local")
     assert result.exit_code == 0, result.output
     outcome = json.loads(result.stdout)
     assert outcome["status"] == "ok"
@@ -93,7 +97,7 @@ def test_invoke_runs_through_the_executor_and_audits(run, tmp_path):
 
 
 def test_invoke_refusal_exits_non_zero(run):
-    result = run("invoke", "system.health", "--json", '{"verbose": true}')
+    result = run("invoke", "system.health", "--json", '{"verbose": true}', "--local")
     assert result.exit_code == 1
     assert json.loads(result.stdout)["code"] == "INVALID_ARGUMENTS"
 
@@ -118,3 +122,26 @@ def test_serve_refuses_several_workers_with_the_memory_store(run):
     result = run("serve", "--workers", "2")
     assert result.exit_code == 1
     assert "shared state backend" in result.output
+
+
+def test_invoke_goes_to_the_running_server_with_the_client_key(tmp_path, monkeypatch):
+    sample = SamplePlugin()
+    with serve_host([steward.Plugin("sample", sample)], data_dir=tmp_path / "served") as served:
+        served.set_policy("sample_enabled", True)
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+        monkeypatch.setenv("STEWARD_DATA_DIR", str(tmp_path / "elsewhere"))
+        save_client_settings(ClientSettings(url=served.base_url, key=served.key(["invoke"], name="operator")))
+        ran = CliRunner().invoke(cli, ["invoke", "sample.echo", "--json", '{"text": "hi"}'])
+        assert ran.exit_code == 0, ran.output
+        assert json.loads(ran.stdout)["result"] == {"text": "hi"}
+        pending = CliRunner().invoke(cli, ["invoke", "sample.send", "--json", '{"text": "out"}'])
+        assert pending.exit_code == 1
+        assert json.loads(pending.stdout)["status"] == "pending"
+        assert "nothing ran" in pending.stderr
+        assert sample.runs == {"echo": 1}, "ran in the server, and the mutating call waits for a person"
+        assert [record["caller"] for record in served.audit_records()] == ["operator", "operator"]
+        assert not (tmp_path / "elsewhere").exists(), "no host was built in the command's own process"
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "nowhere"))
+        missing = CliRunner().invoke(cli, ["invoke", "sample.echo", "--json", '{"text": "hi"}'])
+        assert missing.exit_code == 1
+        assert "--local" in missing.output

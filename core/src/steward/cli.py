@@ -229,27 +229,84 @@ def plugins(as_json: bool) -> None:
 @host_options
 @click.argument("name")
 @click.option("--json", "arguments", default="{}", help="Arguments as a JSON object.")
-def invoke(name: str, arguments: str) -> None:
-    """Invoke a capability here, asking y/N on the terminal when it needs confirmation."""
-    host = current_host()
-    outcome = asyncio.run(_invoke(host, name, arguments))
-    click.echo(msgspec.json.format(msgspec.json.encode(outcome), indent=2))
-    if outcome.status is not Status.OK:
+@click.option(
+    "--local",
+    is_flag=True,
+    help="Run it in this process instead of on the server (development only: see the description).",
+)
+def invoke(name: str, arguments: str, local: bool) -> None:
+    """Invoke a capability on the running server, asking y/N on the terminal when it needs confirmation.
+
+    The server and key come from ~/.config/steward/client.toml (steward login), as for
+    ``steward fetch``: the capability runs where the household's state, limits and audit log
+    are. ``--local`` builds a host in this process instead, for plugin development: pending
+    confirmations die with the command, and what the capability changes, it changes from here.
+    Exit status 0 when it ran, 1 otherwise.
+    """
+    try:
+        parsed = json.loads(arguments)
+    except ValueError as error:
+        raise click.BadParameter(f"not JSON: {error}", param_hint="--json") from None
+    if not isinstance(parsed, dict):
+        raise click.BadParameter("must be a JSON object", param_hint="--json")
+    if local:
+        click.echo("--local: running in this process, not on the server", err=True)
+        outcome = msgspec.to_builtins(asyncio.run(_invoke_here(current_host(), name, arguments)))
+    else:
+        outcome = _invoke_on_server(name, parsed)
+    click.echo(json.dumps(outcome, indent=2, ensure_ascii=False))
+    if outcome.get("status") != Status.OK:
         sys.exit(1)
 
 
-async def _invoke(host: Host, name: str, arguments: str) -> Outcome:
+def _invoke_on_server(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    try:
+        settings = load_client_settings()
+    except ClientSettingsError as error:
+        raise click.ClickException(f"{error} (or use --local to run it in this process)") from None
+    path = f"/api/v1/capabilities/{name}/invoke"
+    with server_client(settings) as client:
+        outcome = _post_outcome(client, path, {"arguments": arguments})
+        pending = outcome.get("pending_confirmation")
+        if not pending:
+            return outcome
+        approve = _ask_about(pending)
+        if approve is None:
+            return outcome
+        return _post_outcome(client, path, {"confirmation": {"token": pending["token"], "approve": approve}})
+
+
+def _post_outcome(client: Any, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+    try:
+        response = client.post(path, json=payload)
+    except httpx.HTTPError as error:
+        raise click.ClickException(f"cannot reach {client.base_url} ({type(error).__name__})") from None
+    body = response.json()
+    if "status" not in body:
+        error = body.get("error") or {}
+        raise click.ClickException(f"{error.get('code', response.status_code)}: {error.get('message', response.text)}")
+    return body
+
+
+def _ask_about(pending: dict[str, Any]) -> bool | None:
+    """The person's answer on this terminal; ``None`` when there is no terminal to ask on."""
+    click.echo(f"{pending['capability']} v{pending['version']} needs your confirmation; it would run with:", err=True)
+    click.echo(json.dumps(pending["arguments"], indent=2, ensure_ascii=False), err=True)
+    if not sys.stdin.isatty():
+        click.echo("No terminal to ask on: nothing ran; it is pending until a person answers or it expires.", err=True)
+        return None
+    return click.confirm("Run it?", default=False, err=True)
+
+
+async def _invoke_here(host: Host, name: str, arguments: str) -> Outcome:
     principal = _cli_principal()
     outcome = await host.executor.invoke(name, arguments, caller=principal, surface=Surface.CLI)
     pending = outcome.pending_confirmation
     if pending is None:
         return outcome
-    click.echo(f"{pending.capability} v{pending.version} needs your confirmation; it would run with:", err=True)
-    click.echo(json.dumps(pending.arguments, indent=2, ensure_ascii=False), err=True)
-    if not sys.stdin.isatty():
-        click.echo("No terminal to ask on: nothing ran.", err=True)
+    approve = _ask_about(msgspec.to_builtins(pending))
+    if approve is None:
         return outcome
-    approve = click.confirm("Run it?", default=False, err=True)
     return await host.executor.answer(pending.token, approve, caller=principal, surface=Surface.CLI)
 
 
