@@ -110,3 +110,32 @@ def test_files_written_by_root_belong_to_the_owner_of_the_data_directory(tmp_pat
     write_atomic(secret, b"x")
     for path in (secret, secret.parent, secret.parent.parent):
         assert path.stat().st_uid == service_user, path
+
+
+def test_a_connection_that_never_finishes_its_headers_is_closed(tmp_path):
+    port = free_port()
+    env = {**environment(tmp_path / "data"), "STEWARD_SERVER__HEADER_TIMEOUT_SECONDS": "1"}
+    server = subprocess.Popen(
+        [STEWARD, "serve", "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        output = ""
+        while "Uvicorn running" not in output:
+            line = server.stdout.readline()
+            assert line, output
+            output += line
+        stalled = [socket.create_connection(("127.0.0.1", port)) for _ in range(20)]
+        for connection in stalled:
+            connection.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            connection.settimeout(10)
+        assert all(connection.recv(1024) == b"" for connection in stalled), "each stalled connection was closed"
+        with socket.create_connection(("127.0.0.1", port)) as kept:
+            kept.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            kept.settimeout(10)
+            assert kept.recv(1024).startswith(b"HTTP/1.1 200")
+            time.sleep(1.5)
+            kept.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert kept.recv(1024).startswith(b"HTTP/1.1 200"), "a keep-alive connection that asks in time is kept"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -122,8 +122,7 @@ def cli(context: click.Context, data_dir: Path | None, config_path: Path | None,
 @click.option("--workers", type=int, help="Worker processes (default 1).")
 def serve(bind_host: str | None, port: int | None, workers: int | None) -> None:
     """Serve the HTTP API; on the first start, create an admin key and show it once."""
-    import uvicorn
-
+    from steward import http_server
     from steward.app import create_app
 
     server = {
@@ -152,14 +151,7 @@ def serve(bind_host: str | None, port: int | None, workers: int | None) -> None:
     if first_key is not None:
         _show_first_key(first_key, host.data_dir, f"http://{settings.host}:{settings.port}")
     try:
-        uvicorn.run(
-            create_app(host),
-            host=settings.host,
-            port=settings.port,
-            log_level=settings.log_level,
-            timeout_keep_alive=5,
-            h11_max_incomplete_event_size=64 * 1024,
-        )
+        http_server.run(create_app(host), settings)
     finally:
         host.close()
 

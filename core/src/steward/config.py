@@ -38,6 +38,7 @@ class ServerConfig(_Section):
     max_body_bytes: int = 1024 * 1024
     max_concurrent_invocations: int = 64
     health_cache_seconds: float = 10.0
+    header_timeout_seconds: Annotated[float, msgspec.Meta(gt=0)] = 10.0
     blocking_threads: Annotated[int, msgspec.Meta(gt=0)] = 8
     log_level: Literal["debug", "info", "warning", "error"] = "info"
 
