@@ -9,7 +9,7 @@ import pytest
 import steward
 import steward_system
 from steward.testing import serve_host
-from steward_system.health import read_meminfo
+from steward_system.health import read_meminfo, read_uptime, sysinfo
 
 
 @pytest.fixture
@@ -80,3 +80,14 @@ def test_meminfo_parser_falls_back_to_memfree(tmp_path):
 def test_refuses_arguments(served):
     response = served.client(["invoke"]).post("/api/v1/capabilities/system.health/invoke", json={"arguments": {"x": 1}})
     assert (response.status_code, response.json()["code"]) == (400, "INVALID_ARGUMENTS")
+
+
+def test_figures_without_proc_come_from_sysinfo(tmp_path):
+    """systemd's ProcSubset=pid hides /proc/meminfo and /proc/uptime; the figures must not vanish."""
+    hidden = tmp_path / "hidden"
+    from_proc = read_meminfo()
+    from_kernel = read_meminfo(hidden)
+    assert from_kernel.total_bytes == from_proc.total_bytes
+    assert 0 < from_kernel.available_bytes <= from_kernel.total_bytes
+    assert abs(read_uptime(hidden) - read_uptime()) < 5
+    assert sysinfo().loads[0] / 65536 == pytest.approx(os.getloadavg()[0], abs=1.0)

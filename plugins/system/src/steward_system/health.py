@@ -1,13 +1,15 @@
 """``system.health``: uptime, load, memory and disk figures read from this machine, plus the host's
 own health report (plugins, load errors, dependency checks).
 
-It reads ``/proc`` and ``statvfs`` only, never the network, so it is ``read_only`` + ``local`` and
-runs without confirmation. The dependency checks it includes are those the plugins registered;
+It reads ``/proc``, ``sysinfo(2)`` and ``statvfs`` only, never the network, so it is ``read_only``
++ ``local`` and runs without confirmation. Where ``/proc`` shows only processes (systemd's
+``ProcSubset=pid``, as the shipped unit sets), the figures come from ``sysinfo(2)`` instead. The dependency checks it includes are those the plugins registered;
 they reach only upstreams the operator configured.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import time
 from pathlib import Path
@@ -59,16 +61,60 @@ class Health(msgspec.Struct):
     checks: list[Check]
 
 
+class _SysInfo(ctypes.Structure):
+    _fields_ = (
+        ("uptime", ctypes.c_long),
+        ("loads", ctypes.c_ulong * 3),
+        ("totalram", ctypes.c_ulong),
+        ("freeram", ctypes.c_ulong),
+        ("sharedram", ctypes.c_ulong),
+        ("bufferram", ctypes.c_ulong),
+        ("totalswap", ctypes.c_ulong),
+        ("freeswap", ctypes.c_ulong),
+        ("procs", ctypes.c_ushort),
+        ("pad", ctypes.c_ushort),
+        ("totalhigh", ctypes.c_ulong),
+        ("freehigh", ctypes.c_ulong),
+        ("mem_unit", ctypes.c_uint),
+        ("reserved", ctypes.c_char * 8),
+    )
+
+
+def sysinfo() -> _SysInfo:
+    """The kernel's ``sysinfo(2)``: needs no ``/proc``."""
+    info = _SysInfo()
+    if ctypes.CDLL(None, use_errno=True).sysinfo(ctypes.byref(info)) != 0:
+        raise OSError(ctypes.get_errno(), "sysinfo failed")
+    return info
+
+
 def read_meminfo(path: Path = Path("/proc/meminfo")) -> Memory:
+    try:
+        text = path.read_text()
+    except OSError:
+        info = sysinfo()
+        unit = info.mem_unit or 1
+        return Memory(total_bytes=info.totalram * unit, available_bytes=(info.freeram + info.bufferram) * unit)
     fields = {}
-    for line in path.read_text().splitlines():
+    for line in text.splitlines():
         key, _, value = line.partition(":")
         fields[key] = int(value.split()[0]) * 1024
     return Memory(total_bytes=fields["MemTotal"], available_bytes=fields.get("MemAvailable", fields["MemFree"]))
 
 
 def read_uptime(path: Path = Path("/proc/uptime")) -> float:
-    return float(path.read_text().split()[0])
+    try:
+        return float(path.read_text().split()[0])
+    except OSError:
+        return round(time.clock_gettime(time.CLOCK_BOOTTIME), 2)
+
+
+def read_load() -> Load:
+    try:
+        return Load(*os.getloadavg())
+    except OSError:
+        one, five, fifteen = (value / 65536 for value in sysinfo().loads)
+        return Load(round(one, 2), round(five, 2), round(fifteen, 2))
 
 
 def read_disk(path: Path) -> Disk:
@@ -78,12 +124,11 @@ def read_disk(path: Path) -> Disk:
 
 async def system_health(arguments: NoArguments, context: steward.InvocationContext) -> Health:
     report = await context.health()
-    one, five, fifteen = os.getloadavg()
     return Health(
         status=report.status,
         system_uptime_seconds=read_uptime(),
         process_uptime_seconds=round(time.monotonic() - PROCESS_STARTED, 3),
-        load=Load(one, five, fifteen),
+        load=read_load(),
         memory=read_meminfo(),
         data_disk=read_disk(context.data_dir),
         plugins=report.plugins,
