@@ -3,8 +3,9 @@ own health report (plugins, load errors, dependency checks).
 
 It reads ``/proc``, ``sysinfo(2)`` and ``statvfs`` only, never the network, so it is ``read_only``
 + ``local`` and runs without confirmation. Where ``/proc`` shows only processes (systemd's
-``ProcSubset=pid``, as the shipped unit sets), the figures come from ``sysinfo(2)`` instead. The dependency checks it includes are those the plugins registered;
-they reach only upstreams the operator configured.
+``ProcSubset=pid``, as the shipped unit sets), the figures come from ``sysinfo(2)`` instead.
+The dependency checks it includes are those the plugins registered; they reach only upstreams
+the operator configured.
 """
 
 from __future__ import annotations
