@@ -5,17 +5,32 @@ PLUGINS := $(sort $(wildcard plugins/*))
 STAMP := $(VENV)/.installed
 # hermes-agent pins versions that clash with ours; its contract tests run it from a venv of its own
 HERMES_VENV := .venv-hermes
+# pip-tools, apart: it only regenerates the lock files (make lock)
+TOOLS_VENV := .venv-tools
+# the locked runtime dependencies as wheels, hash-checked: what an image builder installs offline
+WHEELHOUSE := .wheelhouse
+WHEELHOUSE_STAMP := $(WHEELHOUSE)/.downloaded
 HERMES_STAMP := $(HERMES_VENV)/.installed
 
-.PHONY: install run test bench lint format clean
+.PHONY: install run test bench lint format clean lock
 
 install: $(STAMP)
 
-$(STAMP): core/pyproject.toml $(wildcard plugins/*/pyproject.toml) requirements-dev.txt
+$(STAMP): core/pyproject.toml $(wildcard plugins/*/pyproject.toml) requirements-dev.txt constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt -e core $(addprefix -e ,$(PLUGINS))
+	$(BIN)/python -m pip install --quiet -c constraints.txt -r requirements-dev.txt -e core $(addprefix -e ,$(PLUGINS))
 	touch $@
+
+# requirements-lock.txt: every runtime dependency pinned, with hashes; constraints.txt: the same pins
+# without them (pip refuses hashes for the local directories make install uses)
+lock:
+	test -x $(TOOLS_VENV)/bin/pip-compile || ($(PYTHON) -m venv $(TOOLS_VENV) && $(TOOLS_VENV)/bin/pip install --quiet pip-tools)
+	echo "# Every runtime dependency of Steward and its plugins, pinned with hashes (make lock)." > requirements-lock.txt
+	$(TOOLS_VENV)/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras --no-header --no-annotate \
+		--output-file - constraints.in | grep -v -e '^-e ' -e '^--' -e '^#' -e '^$$' >> requirements-lock.txt
+	echo "# The pins of requirements-lock.txt without hashes, for pip install -c (make lock)." > constraints.txt
+	sed -e '1d' -e '/^ *--hash/d' -e 's/ \\$$//' requirements-lock.txt >> constraints.txt
 
 $(HERMES_STAMP): requirements-hermes.txt
 	test -x $(HERMES_VENV)/bin/python || $(PYTHON) -m venv $(HERMES_VENV)
@@ -25,7 +40,11 @@ $(HERMES_STAMP): requirements-hermes.txt
 run: install
 	$(BIN)/steward serve
 
-test: install $(HERMES_STAMP)
+$(WHEELHOUSE_STAMP): requirements-lock.txt
+	$(BIN)/python -m pip download --quiet --require-hashes --only-binary=:all: --dest $(WHEELHOUSE) -r requirements-lock.txt
+	touch $@
+
+test: install $(HERMES_STAMP) $(WHEELHOUSE_STAMP)
 	$(BIN)/python -m pytest
 
 bench: install
@@ -45,4 +64,4 @@ format: install
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf $(VENV) $(HERMES_VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(HERMES_VENV) $(TOOLS_VENV) $(WHEELHOUSE) .pytest_cache .ruff_cache

@@ -106,7 +106,7 @@ def _cli_principal() -> Principal:
     help="TOML configuration file.",
 )
 @click.option("--strict-plugins", is_flag=True, default=False, help="Refuse to start if any plugin fails to load.")
-@click.version_option(package_name="steward")
+@click.version_option(package_name="steward-host")
 @click.pass_context
 def cli(context: click.Context, data_dir: Path | None, config_path: Path | None, strict_plugins: bool) -> None:
     """Steward: capabilities for models, agents and people, with a person's yes before anything leaves."""

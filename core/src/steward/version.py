@@ -1,6 +1,6 @@
 from importlib.metadata import PackageNotFoundError, version
 
 try:
-    __version__ = version("steward")
+    __version__ = version("steward-host")
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0.0.0"
