@@ -37,7 +37,7 @@ def pins(path: Path) -> dict[str, str]:
 def test_the_core_is_not_named_like_the_unrelated_project_and_plugins_ask_for_a_range_of_it():
     core = project(ROOT / "core")
     assert core["name"] == "steward-host"
-    for path in DISTRIBUTIONS[1:] + [ROOT / "contrib" / "plugin-template"]:
+    for path in [*DISTRIBUTIONS[1:], ROOT / "contrib" / "plugin-template"]:
         requirements = [Requirement(text) for text in project(path)["dependencies"]]
         assert "steward" not in {requirement.name for requirement in requirements}, path
         host = next(requirement for requirement in requirements if requirement.name == "steward-host")
@@ -99,9 +99,9 @@ def test_a_plugin_wheel_in_a_fresh_venv_with_only_the_constraints_resolves_to_ou
     venv = tmp_path / "fresh"
     subprocess.run([sys.executable, "-m", "venv", venv], check=True)
     python = venv / "bin" / "python"
+    offline = ["--no-index", "--find-links", built, "--find-links", WHEELHOUSE, "-c", ROOT / "constraints.txt"]
     install = subprocess.run(
-        [python, "-m", "pip", "install", "--no-index", "--find-links", built, "--find-links", WHEELHOUSE]
-        + ["-c", ROOT / "constraints.txt", "steward-system"],
+        [python, "-m", "pip", "install", *offline, "steward-system"],
         capture_output=True,
         text=True,
     )
