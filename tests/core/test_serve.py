@@ -1,5 +1,6 @@
 """``steward serve`` and the data directory as an operator meets them: real processes, real files."""
 
+import http.client
 import os
 import socket
 import subprocess
@@ -129,13 +130,15 @@ def test_a_connection_that_never_finishes_its_headers_is_closed(tmp_path):
             connection.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
             connection.settimeout(10)
         assert all(connection.recv(1024) == b"" for connection in stalled), "each stalled connection was closed"
-        with socket.create_connection(("127.0.0.1", port)) as kept:
-            kept.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-            kept.settimeout(10)
-            assert kept.recv(1024).startswith(b"HTTP/1.1 200")
-            time.sleep(1.5)
-            kept.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-            assert kept.recv(1024).startswith(b"HTTP/1.1 200"), "a keep-alive connection that asks in time is kept"
+        kept = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        kept.request("GET", "/healthz")
+        assert kept.getresponse().read()
+        first = kept.sock
+        time.sleep(1.5)
+        kept.request("GET", "/healthz")
+        assert kept.getresponse().status == 200
+        assert kept.sock is first, "an idle keep-alive connection outlives the header deadline"
+        kept.close()
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -125,7 +125,7 @@ def test_cli_asks_on_a_terminal_and_policy_set_works(installed, quote_service, t
     def converse(answer: str) -> str:
         controller, terminal = pty.openpty()
         process = subprocess.Popen(
-            [BIN / "steward", "invoke", "example.quote", "--json", '{"topic": "tea"}'],
+            [BIN / "steward", "invoke", "--local", "example.quote", "--json", '{"topic": "tea"}'],
             env=env,
             stdin=terminal,
             stdout=subprocess.PIPE,

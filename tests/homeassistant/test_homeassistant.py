@@ -79,8 +79,8 @@ def test_settings_round_trip_and_the_token_stays_put(served, ha):
         ({"base_url": "ftp://ha.local"}, "base_url"),
         ({"base_url": "http://user:pw@ha.local:8123"}, "base_url"),
         ({"base_url": "http://ha.local:8123/api?x=1"}, "base_url"),
-        ({"allowlisted_entities": ["sensor"]}, "not an entity id"),
-        ({"allowlisted_entities": ["sensor.a", "SENSOR.A"]}, "listed twice"),
+        ({"base_url": "http://[278f3C06]"}, "base_url"),
+        ({"allowlisted_entities": ["sensor"]}, "$.allowlisted_entities[0]"),
         ({"access_token": "two words"}, "access_token"),
         ({"enabled": "yes"}, "$.enabled"),
         ({"token": "x"}, "unknown field"),
@@ -90,6 +90,11 @@ def test_bad_settings_are_refused_clearly(served, body, message):
     response = served.client(["settings"]).post(SETTINGS, json=body)
     assert response.status_code == 400
     assert message in response.json()["error"]["message"]
+
+
+def test_an_entity_listed_twice_is_kept_once(served):
+    response = served.client(["settings"]).post(SETTINGS, json={"allowlisted_entities": ["sensor.a", "SENSOR.A"]})
+    assert response.json()["allowlisted_entities"] == ["sensor.a"]
 
 
 def test_stage_3_order_before_any_confirmation_or_request(served, ha):
@@ -329,3 +334,13 @@ def test_cli_commands(ha, tmp_path, monkeypatch):
     assert runner.invoke(group, ["policy", "set", "home_assistant_enabled", "true"]).exit_code == 0
     assert json.loads(runner.invoke(group, ["homeassistant", "status"]).output)["enabled"] is True
     assert "--token" not in runner.invoke(group, ["homeassistant", "set-token", "--help"]).output
+
+
+def test_a_hand_edited_unusable_url_is_a_clear_failure_not_a_crash(served, ha):
+    configure(served, ha)
+    path = served.host.data_dir / "capabilities" / "home-assistant.json"
+    path.write_text(path.read_text().replace(ha[1], "http://[278f3C06]"))
+    browse = served.client(["settings"]).get(f"{SETTINGS}/entities")
+    assert browse.status_code == 200
+    assert "not a usable URL" in browse.json()["connection"]["message"]
+    assert invoke(served, "home_assistant.list_entities", {}).json()["code"] == "UPSTREAM_UNAVAILABLE"

@@ -127,11 +127,13 @@ def test_search(sdk, upstreams):
     assert many.warning == "limit 50 lowered to 20"
 
 
-def test_unsupported_formats_are_400_naming_them(sdk, upstreams):
-    with pytest.raises(BadRequestError, match="unsupported formats: screenshot"):
+def test_unsupported_formats_are_400_naming_them_and_other_sources_a_warning(sdk, upstreams):
+    with pytest.raises(BadRequestError, match="screenshot"):
         sdk.scrape(f"{upstreams[1]}/article", formats=["markdown", "screenshot"])
-    with pytest.raises(BadRequestError, match="news"):
-        sdk.search("kettles", sources=["news"])
+    mixed = sdk.search("kettles", sources=["web", "news"], tbs="qdr:h")
+    assert len(mixed.web) == 5
+    assert "ignored sources: news" in mixed.warning
+    assert "tbs 'qdr:h' ignored" in mixed.warning
 
 
 def test_a_wrong_key_is_401(served, upstreams):

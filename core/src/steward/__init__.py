@@ -29,6 +29,7 @@ from steward.host import Host, PluginLoadFailed
 from steward.http_client import http_client
 from steward.isolation import IsolatedJobFailed, IsolatedWorkers
 from steward.model import ModelClient, ModelUnavailable
+from steward.openapi import openapi_operation
 from steward.outcome import CapabilityError, Outcome, PendingConfirmation, Rejection, Stage, Status
 from steward.plugins import Plugin
 from steward.policy import PolicyFlag
@@ -81,6 +82,7 @@ __all__ = [
     "load_client_settings",
     "load_config",
     "locked",
+    "openapi_operation",
     "read_body",
     "read_json",
     "read_json_object",

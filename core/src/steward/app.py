@@ -33,7 +33,7 @@ from steward.health import LoadError
 from steward.host import Host
 from steward.metrics import CONTENT_TYPE
 from steward.model import ModelUnavailable
-from steward.openapi import openapi_document
+from steward.openapi import INVOKE_BODY, openapi_document, openapi_operation
 from steward.outcome import Outcome, Status
 from steward.plugins import call_each, describe
 from steward.registry import Registered
@@ -164,6 +164,11 @@ async def healthz(request: Request) -> Response:
 
 
 @require_scope()
+@openapi_operation(
+    responses={
+        "200": {"description": "Prometheus text format", "content": {"text/plain": {"schema": {"type": "string"}}}}
+    }
+)
 async def metrics(request: Request) -> Response:
     """Prometheus metrics."""
     return Response(host_of(request).metrics.render(), media_type=CONTENT_TYPE)
@@ -284,6 +289,7 @@ class ConversationRequest(msgspec.Struct, forbid_unknown_fields=True):
 
 
 @require_scope("conversation")
+@openapi_operation(body=ConversationRequest)
 async def conversation_message(request: Request) -> Response:
     """A conversation turn: the visible history, or a person's answer to a pending confirmation."""
     host = host_of(request)
@@ -352,7 +358,19 @@ async def _http_error(request: Request, error: Exception) -> Response:
         error.status_code, Code.INVALID_REQUEST
     )
     message = "no such endpoint" if error.status_code == 404 else str(error.detail)
-    return error_response(code, message, error.status_code)
+    response = error_response(code, message, error.status_code)
+    if error.status_code == 405:
+        response.headers["Allow"] = ", ".join(_allowed_methods(request))
+    return response
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method of every route on this path: Starlette's own 405 names only the first route's."""
+    methods: set[str] = set()
+    for route in request.app.routes:
+        if isinstance(route, Route) and route.methods and route.path_regex.match(request.url.path):
+            methods |= route.methods
+    return sorted(methods)
 
 
 async def _api_error(request: Request, error: Exception) -> Response:
@@ -394,10 +412,36 @@ class _CountRequests:
             self.host.metrics.requests.labels(route, str(status)).inc()
 
 
+def _described_invoke(host: Host) -> InvokeEndpoint:
+    return openapi_operation(
+        body=INVOKE_BODY,
+        responses={
+            "200": _outcome_response("the outcome: ok, or denied/expired"),
+            "202": _outcome_response("pending: a person must confirm (pending_confirmation)"),
+        },
+    )(InvokeEndpoint(host))
+
+
+def _described_set_policy(host: Host) -> Endpoint:
+    """``set_policy``, described with this host's flags: the only keys its body may hold."""
+
+    @functools.wraps(set_policy)
+    async def endpoint(request: Request) -> Response:
+        return await set_policy(request)
+
+    flags = {name: {"type": "boolean", "description": flag.description} for name, flag in host.policy.flags.items()}
+    body = {"type": "object", "additionalProperties": False, "properties": flags}
+    return openapi_operation(body=body)(endpoint)
+
+
+def _outcome_response(description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": {"type": "object"}}}}
+
+
 def core_routes(host: Host) -> list[BaseRoute]:
     """The core's routes, the busiest first: the router tries them in order."""
     return [
-        Route("/api/v1/capabilities/{name}/invoke", InvokeEndpoint(host), methods=["POST"]),
+        Route("/api/v1/capabilities/{name}/invoke", _described_invoke(host), methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
@@ -405,7 +449,7 @@ def core_routes(host: Host) -> list[BaseRoute]:
         Route("/api/v1/capabilities", list_capabilities, methods=["GET"]),
         Route("/api/v1/conversation/message", conversation_message, methods=["POST"]),
         Route("/api/v1/conversation/policy", get_policy, methods=["GET"]),
-        Route("/api/v1/conversation/policy", set_policy, methods=["POST"]),
+        Route("/api/v1/conversation/policy", _described_set_policy(host), methods=["POST"]),
     ]
 
 

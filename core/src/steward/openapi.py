@@ -1,14 +1,20 @@
 """The OpenAPI document of the whole HTTP surface, built from the routes that are really mounted.
 
-Core routes are described in full; a plugin route is listed with its methods and its endpoint's
-docstring. Each capability's argument and result schemas are components, so a client generator
-sees exactly what the executor accepts.
+Every route is listed with its methods and its endpoint's docstring; a route that declares its
+request body and error shape with :func:`openapi_operation` (the core's own do) is described
+with them, and every ``POST`` requires a JSON body. Each capability's argument and result
+schemas are components, so a client generator sees exactly what the executor accepts. The
+document is checked against the running server by schemathesis in the test suite.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
+import msgspec
 from starlette.routing import BaseRoute, Route
 
 from steward.capability import EVERY_SURFACE
@@ -29,21 +35,66 @@ _ERROR_SCHEMA = {
     },
 }
 
-_INVOKE_BODY = {
-    "type": "object",
-    "additionalProperties": False,
-    "properties": {
-        "arguments": {"type": "object", "description": "the capability's arguments (see its schema)"},
-        "version": {"type": "integer"},
-        "confirmation": {
+INVOKE_BODY = {
+    "description": 'Exactly one of "arguments" (run it) or "confirmation" (a person\'s answer).',
+    "oneOf": [
+        {
             "type": "object",
             "additionalProperties": False,
-            "required": ["token", "approve"],
-            "properties": {"token": {"type": "string"}, "approve": {"type": "boolean"}},
+            "required": ["arguments"],
+            "properties": {
+                "arguments": {"type": "object", "description": "the capability's arguments (see its schema)"},
+                "version": {"type": "integer"},
+            },
         },
-    },
-    "description": 'Exactly one of "arguments" or "confirmation".',
+        {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["confirmation"],
+            "properties": {
+                "confirmation": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["token", "approve"],
+                    "properties": {"token": {"type": "string"}, "approve": {"type": "boolean"}},
+                }
+            },
+        },
+    ],
 }
+
+
+E = TypeVar("E", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class _Operation:
+    body: Any = None
+    error: Any = None
+    responses: dict[str, Any] | None = None
+
+
+def openapi_operation(
+    *, body: Any = None, error: Any = None, responses: dict[str, Any] | None = None
+) -> Callable[[E], E]:
+    """Describe a route's endpoint in the OpenAPI document (apply it under ``require_scope``).
+
+    ``body`` is the type its JSON body decodes into (a ``msgspec.Struct``, ``dict[str, bool]`` …),
+    ``error`` the type of its error answers when they are not Steward's standard shape (the
+    Firecrawl routes answer in Firecrawl's), ``responses`` extra OpenAPI responses by status.
+    """
+
+    def describe(endpoint: E) -> E:
+        endpoint.__steward_openapi__ = _Operation(body, error, responses)  # type: ignore[attr-defined]
+        return endpoint
+
+    return describe
+
+
+def _schema_of(kind: Any, name: str, schemas: dict[str, Any]) -> dict[str, Any]:
+    """A type's JSON Schema as a component (with its definitions), and a reference to it."""
+    schemas.update(_namespaced(msgspec.json.schema(kind), name))
+    return {"$ref": f"#/components/schemas/{name}"}
 
 
 def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
@@ -67,26 +118,30 @@ def openapi_document(host: Any, routes: list[BaseRoute]) -> dict[str, Any]:
     for route in routes:
         if not isinstance(route, Route):
             continue
+        described: _Operation = getattr(route.endpoint, "__steward_openapi__", None) or _Operation()
         for method in sorted((route.methods or set()) - {"HEAD"}):
+            name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{method}{route.path}").strip("_")
+            error = _schema_of(described.error, f"{name}.error", schemas) if described.error is not None else ERROR
             operation: dict[str, Any] = {
                 "summary": (route.endpoint.__doc__ or route.name or "").strip().split("\n")[0],
-                "responses": {"default": _json(ERROR, "an error")},
+                "responses": {"default": _json(error, "an error"), "200": _json({"type": "object"}, "success")},
             }
             if route.path != "/healthz":
                 operation["security"] = [{"bearer": []}]
-            if route.path.endswith("/invoke"):
-                operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": _INVOKE_BODY}}}
+            if route.param_convertors:
                 operation["parameters"] = [
-                    {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}
+                    {"name": parameter, "in": "path", "required": True, "schema": {"type": "string"}}
+                    for parameter in route.param_convertors
                 ]
-                operation["responses"].update(
-                    {
-                        "200": _json({"type": "object"}, "the outcome: ok, or denied/expired"),
-                        "202": _json({"type": "object"}, "pending: a person must confirm (pending_confirmation)"),
-                    }
-                )
-            else:
-                operation["responses"]["200"] = _json({"type": "object"}, "success")
+            if method == "POST":
+                if isinstance(described.body, dict):
+                    body = described.body
+                elif described.body is not None:
+                    body = _schema_of(described.body, f"{name}.body", schemas)
+                else:
+                    body = {"type": "object"}
+                operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+            operation["responses"].update(described.responses or {})
             paths.setdefault(route.path, {})[method.lower()] = operation
     return {
         "openapi": "3.1.0",

@@ -44,6 +44,8 @@ class HomeAssistantClient:
                 raise self._failure("did not answer in time") from None
             except httpx.ConnectError as error:
                 raise self._failure(self._connect_failure(error)) from None
+            except httpx.InvalidURL:
+                raise self._failure("is not a usable URL (fix base_url)") from None
             except httpx.HTTPError as error:
                 raise self._failure(f"broke off the answer ({type(error).__name__})") from None
         return f"reachable (HTTP {response.status_code} without a token)"
@@ -83,6 +85,8 @@ class HomeAssistantClient:
                 raise self._failure("did not answer in time") from None
             except httpx.ConnectError as error:
                 raise self._failure(self._connect_failure(error)) from None
+            except httpx.InvalidURL:
+                raise self._failure("is not a usable URL (fix base_url)") from None
             except httpx.HTTPError as error:
                 raise self._failure(f"broke off the answer ({type(error).__name__})") from None
         if response.status_code == 401:

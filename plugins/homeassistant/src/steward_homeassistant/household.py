@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import httpx
 import msgspec
 
 import steward
@@ -40,13 +41,33 @@ class SettingsProblem(ValueError):
     """Settings that cannot be saved as given; the message names the field."""
 
 
+_H = "[0-9A-Fa-f]{1,4}"
+_IPV6 = (
+    f"(({_H}:){{7}}{_H}|({_H}:){{1,7}}:|({_H}:){{1,6}}:{_H}|({_H}:){{1,5}}(:{_H}){{1,2}}|({_H}:){{1,4}}(:{_H}){{1,3}}"
+    f"|({_H}:){{1,3}}(:{_H}){{1,4}}|({_H}:){{1,2}}(:{_H}){{1,5}}|{_H}:(:{_H}){{1,6}}|:((:{_H}){{1,7}}|:))"
+)
+EntityId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_]+\.[A-Za-z0-9_]+$", description="domain.object_id")]
+
+
+AccessToken = Annotated[str, msgspec.Meta(pattern=r"^[!-~]{1,4096}$", description="a long-lived access token")]
+
+
 class SettingsChange(msgspec.Struct, forbid_unknown_fields=True):
     """What a console or the CLI changes; a field left out (or null) keeps its stored value."""
 
     enabled: bool | None = None
-    base_url: str | None = None
-    access_token: str | None = None
-    allowlisted_entities: list[str] | None = None
+    base_url: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                pattern=rf"^([Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9._~-]+|\[{_IPV6}\])(:[0-9]{{1,5}})?/?)?$",
+                description="http(s)://host[:port], no path or credentials; empty to unset",
+            ),
+        ]
+        | None
+    ) = None
+    access_token: AccessToken | None = None
+    allowlisted_entities: list[EntityId] | None = None
 
 
 def change_settings(data_dir: Path, change: SettingsChange) -> None:
@@ -95,7 +116,7 @@ def write_settings(data_dir: Path, settings: HouseholdSettings) -> None:
 
 def validated_url(value: str) -> str:
     value = value.strip()
-    if value and not URL.match(value):
+    if value and not (URL.match(value) and _parses(value)):
         raise SettingsProblem(
             "base_url: must look like http://homeassistant.local:8123 (http or https, a host, an optional port, "
             "no path, no credentials)"
@@ -103,15 +124,21 @@ def validated_url(value: str) -> str:
     return value.rstrip("/")
 
 
+def _parses(url: str) -> bool:
+    """Whether the HTTP client can use ``url`` (``http://[278f]`` matches the pattern, yet is no address)."""
+    try:
+        httpx.URL(url)
+    except (httpx.InvalidURL, ValueError):
+        return False
+    return True
+
+
 def validated_entities(values: list[str]) -> list[str]:
     lowered = [value.strip().lower() for value in values]
     bad = [value for value in lowered if not ENTITY_ID.match(value)]
     if bad:
         raise SettingsProblem(f"allowlisted_entities: not an entity id (domain.object_id): {', '.join(bad[:5])}")
-    duplicates = sorted({value for value in lowered if lowered.count(value) > 1})
-    if duplicates:
-        raise SettingsProblem(f"allowlisted_entities: listed twice: {', '.join(duplicates)}")
-    return lowered
+    return list(dict.fromkeys(lowered))
 
 
 def read_token(data_dir: Path) -> str:

@@ -34,6 +34,7 @@ def routes(config: steward.Config) -> list[Route]:
         return steward.json_response(settings_view(data_dir))
 
     @steward.require_scope("settings")
+    @steward.openapi_operation(body=SettingsChange)
     async def post_settings(request: Request) -> Response:
         """Change Home Assistant settings; every field is optional. A new base_url without a token drops the token."""
         change = await steward.read_json(request, SettingsChange)

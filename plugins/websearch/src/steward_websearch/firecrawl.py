@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from starlette.requests import Request
@@ -47,9 +47,18 @@ _STATUS = {
 _CODES = {"DNS_RESOLUTION_FAILED": "SCRAPE_DNS_RESOLUTION_ERROR", "TLS_FAILED": "SCRAPE_SSL_ERROR"}
 
 
+FormatName = Literal["markdown", "html", "rawHtml", "links"]
+
+
+class FormatObject(msgspec.Struct):
+    """A format given as an object (``{"type": "markdown"}``); its other options are not used."""
+
+    type: FormatName
+
+
 class ScrapeRequest(msgspec.Struct, rename="camel"):
     url: str
-    formats: list[str | dict[str, Any]] = msgspec.field(default_factory=lambda: ["markdown"])
+    formats: list[FormatName | FormatObject] = msgspec.field(default_factory=lambda: ["markdown"])
     only_main_content: bool = True
     timeout: int | None = None
     max_age: int | None = None
@@ -64,24 +73,37 @@ class View:
     markdown: bool = True
     recover: bool = False
     limit_asked: int = 0
+    warnings: tuple[str, ...] = ()
 
 
 class SearchRequest(msgspec.Struct, rename="camel"):
     query: str
     limit: int = 5
     sources: list[str | dict[str, Any]] = msgspec.field(default_factory=lambda: ["web"])
+    """Only ``web`` is searched; others are ignored with a warning (clients send several by default)."""
     tbs: str | None = None
     scrape_options: dict[str, Any] | None = None
+
+
+class FirecrawlError(msgspec.Struct, omit_defaults=True):
+    """Firecrawl's error shape, which its SDKs parse."""
+
+    success: bool
+    error: str
+    code: str | None = None
+    hint: str | None = None
 
 
 def firecrawl_routes(gate: ServiceGate) -> list[Route]:
     read_scrape = _reading(ScrapeRequest, _scrape_arguments)
     read_search = _reading(SearchRequest, _search_arguments)
 
+    @steward.openapi_operation(body=ScrapeRequest, error=FirecrawlError)
     async def scrape(request: Request) -> Response:
         """Firecrawl-compatible scrape (v2 wire format)."""
         return await gate.serve(request, "web.fetch", read_scrape, _answering(_scrape_data), _refusal)
 
+    @steward.openapi_operation(body=SearchRequest, error=FirecrawlError)
     async def search(request: Request) -> Response:
         """Firecrawl-compatible search (v2 wire format)."""
         return await gate.serve(request, "web.search", read_search, _answering(_search_data), _refusal)
@@ -117,12 +139,7 @@ def _refusal(code: str, message: str, status: int) -> Response:
 
 
 def _scrape_arguments(body: ScrapeRequest) -> tuple[dict[str, Any], View]:
-    wanted = [item if isinstance(item, str) else str(item.get("type", "?")) for item in body.formats]
-    unsupported = [name for name in wanted if name not in FORMATS]
-    if unsupported:
-        raise _bad_request(
-            f"unsupported formats: {', '.join(unsupported)} (Steward serves markdown, html, rawHtml and links)",
-        )
+    wanted = [item if isinstance(item, str) else item.type for item in body.formats]
     arguments: dict[str, Any] = {
         "url": body.url,
         "include": sorted({FORMATS[name] for name in wanted if FORMATS[name]}),
@@ -176,24 +193,20 @@ def _scrape_data(result: Any, view: View) -> dict[str, Any]:
 
 
 def _search_arguments(body: SearchRequest) -> tuple[dict[str, Any], View]:
+    warnings = []
     sources = [item if isinstance(item, str) else str(item.get("type", "?")) for item in body.sources]
-    unsupported = [name for name in sources if name != "web"]
-    if unsupported:
-        raise _bad_request(
-            f"unsupported sources: {', '.join(unsupported)} (Steward searches the web only)",
-        )
+    ignored = [name for name in sources if name != "web"]
+    if ignored:
+        warnings.append(f"only web results are searched; ignored sources: {', '.join(ignored)}")
     if body.scrape_options:
-        raise steward.ApiError(
-            steward.Code.INVALID_REQUEST, "scrapeOptions is not supported: scrape the results you need with /v2/scrape"
-        )
+        warnings.append("scrapeOptions ignored: scrape the results you need with /v2/scrape")
     arguments: dict[str, Any] = {"query": body.query, "k": min(max(body.limit, 1), MAX_SEARCH_LIMIT)}
     if body.tbs:
-        if body.tbs not in TBS_RANGES:
-            raise steward.ApiError(
-                steward.Code.INVALID_REQUEST, f"unsupported tbs {body.tbs!r}: use one of {', '.join(TBS_RANGES)}"
-            )
-        arguments["time_range"] = TBS_RANGES[body.tbs]
-    return arguments, View(limit_asked=body.limit)
+        if body.tbs in TBS_RANGES:
+            arguments["time_range"] = TBS_RANGES[body.tbs]
+        else:
+            warnings.append(f"tbs {body.tbs!r} ignored: Steward knows {', '.join(TBS_RANGES)}")
+    return arguments, View(limit_asked=body.limit, warnings=tuple(warnings))
 
 
 def _search_data(result: Any, view: View) -> dict[str, Any]:
@@ -202,7 +215,7 @@ def _search_data(result: Any, view: View) -> dict[str, Any]:
         for position, hit in enumerate(result.results, start=1)
     ]
     body: dict[str, Any] = {"success": True, "data": {"web": web}}
-    warnings = list(result.warnings)
+    warnings = [*view.warnings, *result.warnings]
     if view.limit_asked > MAX_SEARCH_LIMIT:
         warnings.append(f"limit {view.limit_asked} lowered to {MAX_SEARCH_LIMIT}")
     if warnings:
@@ -210,15 +223,6 @@ def _search_data(result: Any, view: View) -> dict[str, Any]:
     return body
 
 
-def _bad_request(message: str) -> steward.ApiError:
-    return steward.ApiError(steward.Code.INVALID_REQUEST, message)
-
-
 def _error(message: str, status: int, code: str | None = None, hint: str | None = None) -> Response:
     """Firecrawl's error shape; ``code`` and ``hint`` only where they apply."""
-    body: dict[str, Any] = {"success": False, "error": message}
-    if code:
-        body["code"] = code
-    if hint:
-        body["hint"] = hint
-    return steward.json_response(body, status)
+    return steward.json_response(FirecrawlError(success=False, error=message, code=code, hint=hint), status)

@@ -22,6 +22,7 @@ from starlette.routing import Route
 import steward
 from steward_websearch import telemetry
 from steward_websearch.admission import Admission, Busy
+from steward_websearch.service import ServiceFetchArguments, ServiceSearchArguments
 from steward_websearch.settings import WebsearchSettings
 
 # Codes of the service's own failures, by the status the native API answers them with.
@@ -131,10 +132,12 @@ def host_of(url: str | None) -> str:
 
 
 def native_routes(gate: ServiceGate) -> list[Route]:
+    @steward.openapi_operation(body=ServiceFetchArguments)
     async def fetch(request: Request) -> Response:
         """The fetch service: one page through the guard as clean Markdown, raw text, jq or a digest."""
         return await gate.serve(request, "web.fetch", _prepare_fetch, native_response, error_body)
 
+    @steward.openapi_operation(body=ServiceSearchArguments)
     async def search(request: Request) -> Response:
         """The fetch service: web search results from the household's SearXNG."""
         return await gate.serve(request, "web.search", _prepare_search, native_response, error_body)
