@@ -54,6 +54,7 @@ bench: install
 	$(BIN)/python bench/turn_overhead.py
 	$(BIN)/python bench/extraction.py
 	$(BIN)/python bench/fetch_service.py
+	$(BIN)/python bench/trust.py
 
 lint: install
 	$(BIN)/ruff check .
