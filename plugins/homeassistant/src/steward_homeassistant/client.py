@@ -37,17 +37,7 @@ class HomeAssistantClient:
         ``/healthz`` needs no key, so it must not be a way to make Steward send the household's
         token anywhere: any HTTP answer (HA says 401 to an anonymous request) means reachable.
         """
-        async with steward.http_client(timeout=TIMEOUT, verify=self._verify) as client:
-            try:
-                response = await client.get(self.base_url + "/api/", headers={"Accept": "application/json"})
-            except httpx.TimeoutException:
-                raise self._failure("did not answer in time") from None
-            except httpx.ConnectError as error:
-                raise self._failure(self._connect_failure(error)) from None
-            except httpx.InvalidURL:
-                raise self._failure("is not a usable URL (fix base_url)") from None
-            except httpx.HTTPError as error:
-                raise self._failure(f"broke off the answer ({type(error).__name__})") from None
+        response = await self._send("/api/", {"Accept": "application/json"})
         return f"reachable (HTTP {response.status_code} without a token)"
 
     async def states(self) -> list[dict[str, Any]]:
@@ -76,19 +66,25 @@ class HomeAssistantClient:
             raise self._failure("answered history with something that is not a list")
         return [row for row in (body[0] if body and isinstance(body[0], list) else []) if isinstance(row, dict)]
 
-    async def _get(self, path: str, *, missing_ok: bool = False) -> Any:
-        headers = {"Authorization": f"Bearer {self._token}", "Accept": "application/json"}
+    async def _send(self, path: str, headers: dict[str, str]) -> httpx.Response:
+        """``GET path``, every way it can fail said as a failure the model can narrate."""
         async with steward.http_client(timeout=TIMEOUT, verify=self._verify) as client:
             try:
-                response = await client.get(self.base_url + path, headers=headers)
+                return await client.get(self.base_url + path, headers=headers)
             except httpx.TimeoutException:
                 raise self._failure("did not answer in time") from None
             except httpx.ConnectError as error:
-                raise self._failure(self._connect_failure(error)) from None
+                reason = (
+                    "its TLS certificate could not be verified" if "CERTIFICATE" in str(error) else "cannot be reached"
+                )
+                raise self._failure(reason) from None
             except httpx.InvalidURL:
                 raise self._failure("is not a usable URL (fix base_url)") from None
             except httpx.HTTPError as error:
                 raise self._failure(f"broke off the answer ({type(error).__name__})") from None
+
+    async def _get(self, path: str, *, missing_ok: bool = False) -> Any:
+        response = await self._send(path, {"Authorization": f"Bearer {self._token}", "Accept": "application/json"})
         if response.status_code == 401:
             raise steward.CapabilityError(
                 "UPSTREAM_UNAVAILABLE",
@@ -102,10 +98,6 @@ class HomeAssistantClient:
             return response.json()
         except ValueError:
             raise self._failure("answered with something that is not JSON") from None
-
-    @staticmethod
-    def _connect_failure(error: httpx.ConnectError) -> str:
-        return "its TLS certificate could not be verified" if "CERTIFICATE" in str(error) else "cannot be reached"
 
     def _failure(self, what: str) -> steward.CapabilityError:
         return steward.CapabilityError("UPSTREAM_UNAVAILABLE", f"Home Assistant at {self.base_url} {what}")
