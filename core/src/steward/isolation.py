@@ -41,7 +41,7 @@ import msgspec
 T = TypeVar("T")
 
 _HEADER = struct.Struct(">I")
-_WORKER_BOOT = "import sys; sys.path[:] = sys.argv[1:]; from steward.isolation import _serve; _serve()"
+_WORKER_BOOT = "import sys; sys.path[:] = sys.argv[2:]; from steward.isolation import _serve; _serve(int(sys.argv[1]))"
 
 
 class IsolatedJobFailed(Exception):
@@ -68,7 +68,7 @@ class _Worker:
 
     def __init__(self, memory_bytes: int) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-I", "-c", _WORKER_BOOT, *sys.path],
+            [sys.executable, "-I", "-c", _WORKER_BOOT, str(memory_bytes), *sys.path],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -76,9 +76,7 @@ class _Worker:
             cwd="/",
             close_fds=True,
             start_new_session=True,
-            preexec_fn=_address_space_limit(memory_bytes),
         )
-        self.jobs = 0
 
     def call(self, request: bytes, max_reply_bytes: int) -> bytes:
         assert self.process.stdin is not None
@@ -94,7 +92,6 @@ class _Worker:
         reply = self.process.stdout.read(size)
         if len(reply) < size:
             raise EOFError
-        self.jobs += 1
         return reply
 
     def signal_kill(self) -> None:
@@ -117,14 +114,6 @@ class _Worker:
         if returncode == -signal.SIGKILL:
             return "it was stopped"
         return "its worker died (out of memory, or a crash)"
-
-
-def _address_space_limit(memory_bytes: int) -> Callable[[], None]:
-    def limit() -> None:
-        if memory_bytes:
-            resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-
-    return limit
 
 
 class _Job:
@@ -283,8 +272,14 @@ def _rebuilt(error_type: str, message: str) -> Exception:
 
 
 # the worker side
-def _serve() -> None:
-    """A worker's main loop: read a job, run it under its limits, write the reply."""
+def _serve(memory_bytes: int) -> None:
+    """A worker's main loop: read a job, run it under its limits, write the reply.
+
+    The worker limits its own address space first thing (not with ``preexec_fn``, which is unsafe
+    in a parent that runs threads), before it reads any job.
+    """
+    if memory_bytes:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     os.environ.clear()
     replies = os.fdopen(os.dup(1), "wb", buffering=0)
     null = os.open(os.devnull, os.O_WRONLY)
