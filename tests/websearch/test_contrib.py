@@ -17,6 +17,8 @@ def test_searxng_settings_enable_json_and_disable_the_limiter():
     assert 'bind_address: "127.0.0.1"' in text
     assert "port: 8093" in text
     assert "SEARXNG_SECRET" in text
+    settings = [line.split("#", 1)[0] for line in text.splitlines()]
+    assert not any("secret_key" in line for line in settings), "SearXNG does not expand ${…}: a key here is public"
     assert "use_default_settings: true" in text
 
 

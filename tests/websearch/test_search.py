@@ -68,7 +68,7 @@ def test_needs_confirmation_and_the_policy_flag(served, searx):
 @pytest.mark.parametrize(
     ("mode", "message"),
     [
-        ("all-failed", "every search engine failed (bing, brave, google)"),
+        ("all-failed", "every search engine failed (bing, brave, duckduckgo, google)"),
         ("no-json", "add json to search.formats"),
         ("limited", "limiter is on"),
         ("bad-request", "SearXNG refused the query: search error: unknown time_range"),
@@ -91,6 +91,50 @@ def test_partial_failures_keep_the_results_and_name_the_engines(served, searx):
     result = search(served, {"query": "x"}).json()["result"]
     assert len(result["results"]) == 2
     assert result["unresponsive_engines"] == ["google"]
+
+
+def test_no_results_beside_failed_engines_is_an_empty_answer_naming_them(served, searx):
+    """One engine that answered with nothing while three failed is no outage: SearXNG's /config says so."""
+    upstream, _ = searx
+    upstream.mode = "quiet"
+    result = search(served, {"query": "x"}).json()["result"]
+    assert (result["results"], result["result_count"]) == ([], 0)
+    assert result["unresponsive_engines"] == ["bing", "brave", "google"]
+    upstream.config_up = False
+    try:
+        unknown = search(served, {"query": "x"}).json()
+    finally:
+        upstream.config_up = True
+    assert unknown["code"] == "UPSTREAM_UNAVAILABLE"
+    assert "did not say whether any other engine answered" in unknown["message"]
+    assert "every search engine failed" not in unknown["message"]
+
+
+@pytest.mark.parametrize(
+    ("query", "searched"),
+    [
+        ("<3 cats", '"<3" cats'),
+        ("!!g kettles", '"!!g" kettles'),
+        ("!images of kettles", '"!images" of kettles'),
+        (":de kettles", '":de" kettles'),
+        ("kettles under <50 euro", 'kettles under "<50" euro'),
+        ("plain words", "plain words"),
+    ],
+)
+def test_searxng_query_syntax_is_searched_as_text(served, searx, query, searched):
+    upstream, _ = searx
+    upstream.mode = "ok"
+    result = search(served, {"query": query}).json()["result"]
+    assert result["query"] == query
+    assert upstream.searched[-1] == searched
+
+
+def test_every_time_range_searxng_knows_is_accepted(served, searx):
+    upstream, _ = searx
+    upstream.mode = "ok"
+    for time_range in ("day", "week", "month", "year"):
+        assert search(served, {"query": "x", "time_range": time_range}).json()["status"] == "ok"
+        assert upstream.requests[-1]["time_range"] == time_range
 
 
 def test_no_results_is_an_honest_empty_answer(served, searx):
@@ -118,7 +162,7 @@ def test_searxng_down(tmp_path):
     [
         ({"query": ""}, "$.query"),
         ({"query": "x" * 501}, "$.query"),
-        ({"query": "x", "time_range": "week"}, "$.time_range"),
+        ({"query": "x", "time_range": "fortnight"}, "$.time_range"),
         ({"q": "x"}, "q"),
     ],
 )

@@ -20,16 +20,55 @@ RESULTS = [
 ] + [{"url": "javascript:alert(1)", "title": "bad", "content": ""}]
 
 
+ENGINES = [
+    {"name": "google", "categories": ["general", "web"], "enabled": True},
+    {"name": "bing", "categories": ["general", "web"], "enabled": True},
+    {"name": "brave", "categories": ["general", "web"], "enabled": True},
+    {"name": "duckduckgo", "categories": ["general", "web"], "enabled": True},
+    {"name": "qwant", "categories": ["general", "web"], "enabled": False},
+    {"name": "bing images", "categories": ["images"], "enabled": True},
+]
+BANGS = {"g", "ddg", "w"}
+LANGUAGES = {"en", "de", "fr", "all", "auto"}
+SHORTCUTS = {"images", "news", "general", "wikipedia", "google", "go", "bing", "bi"}
+
+
+def searched_text(query: str) -> str:
+    """What SearXNG searches for: its query parser takes words it recognises as commands out.
+
+    Any word: ``<N`` a timeout, ``:xx`` a language, ``!!bang`` an external bang, ``!name`` an
+    engine or category (searx/query.py, RawTextQuery).
+    """
+    kept = []
+    for word in query.split():
+        if word.startswith("<") and word[1:].isdigit():
+            continue
+        if word.startswith(":") and word[1:].lower() in LANGUAGES:
+            continue
+        if word.startswith("!!") and word[2:] in BANGS:
+            continue
+        if word.startswith("!") and not word.startswith("!!") and word[1:].lower() in SHORTCUTS:
+            continue
+        kept.append(word)
+    return " ".join(kept)
+
+
 class SearxShaped:
-    """Answers like SearXNG does, in whichever way a test asks for."""
+    """Answers like SearXNG does, in whichever way a test asks for.
+
+    ``searched`` records what each query searched once SearXNG's query syntax took its commands out.
+    """
 
     def __init__(self) -> None:
         self.mode = "ok"
+        self.config_up = True
         self.requests: list[dict[str, str]] = []
+        self.searched: list[str] = []
 
     def app(self) -> Starlette:
         async def search(request: Request) -> Response:
             self.requests.append(dict(request.query_params))
+            self.searched.append(searched_text(request.query_params.get("q", "")))
             if self.mode == "ok":
                 return JSONResponse(
                     {
@@ -41,17 +80,11 @@ class SearxShaped:
                 )
             if self.mode == "partial":
                 return JSONResponse({"results": RESULTS[:2], "unresponsive_engines": [["google", "timeout"]]})
-            if self.mode == "all-failed":
-                return JSONResponse(
-                    {
-                        "results": [],
-                        "unresponsive_engines": [
-                            ["google", "timeout"],
-                            ["bing", "CAPTCHA"],
-                            ["brave", "too many requests"],
-                        ],
-                    }
-                )
+            if self.mode in ("all-failed", "quiet"):
+                failed = [["google", "timeout"], ["bing", "CAPTCHA"], ["brave", "too many requests"]]
+                if self.mode == "all-failed":
+                    failed.append(["duckduckgo", "Suspended: CAPTCHA"])
+                return JSONResponse({"results": [], "unresponsive_engines": failed})
             if self.mode == "nothing":
                 return JSONResponse({"results": [], "unresponsive_engines": []})
             if self.mode == "no-json":
@@ -67,7 +100,12 @@ class SearxShaped:
         async def healthz(request: Request) -> Response:
             return PlainTextResponse("OK")
 
-        return Starlette(routes=[Route("/search", search), Route("/healthz", healthz)])
+        async def config(request: Request) -> Response:
+            if not self.config_up:
+                return PlainTextResponse("boom", status_code=500)
+            return JSONResponse({"categories": ["general", "images"], "engines": ENGINES})
+
+        return Starlette(routes=[Route("/search", search), Route("/healthz", healthz), Route("/config", config)])
 
 
 ARTICLE = (

@@ -2,9 +2,16 @@
 
 SearXNG is an upstream the operator configured (usually on loopback), so it is reached directly,
 not through the guard. It is taken as it really behaves: HTTP 200 with no results and a list of
-``unresponsive_engines`` when every engine failed (a failure, never "no results"); 403 when
+``unresponsive_engines`` when engines failed, which is an outage only when *every* enabled engine
+is among them (``/config`` lists them; a healthy engine that found nothing makes it an honest empty
+result, the failed engines named); 403 when
 ``json`` is missing from ``search.formats``; 429 when its limiter is on; ``content`` that may hold
 HTML; ``number_of_results`` only from older versions; no way to ask for fewer results.
+
+A query is searched as text. SearXNG reads any word that starts with ``!`` (an engine or
+category), ``!!`` (an external bang), ``:`` (a language) or ``<`` (a timeout) as a command and
+drops it from the search (``<3 cats`` searches "cats"); such words are sent quoted, so what a model
+wrote is what is searched.
 """
 
 from __future__ import annotations
@@ -20,11 +27,14 @@ import steward
 
 MAX_RESULTS = 5
 SNIPPET_CHARS = 400
+TimeRange = Literal["day", "week", "month", "year"]
+_SEARXNG_COMMAND_PREFIXES = ("!", ":", "<")
+DEFAULT_CATEGORY = "general"
 
 
 class SearchArguments(msgspec.Struct, forbid_unknown_fields=True):
     query: Annotated[str, msgspec.Meta(min_length=1, max_length=500, description="What to search the web for.")]
-    time_range: Literal["day", "month", "year"] | None = None
+    time_range: TimeRange | None = None
 
 
 class SearchHit(msgspec.Struct):
@@ -65,7 +75,7 @@ async def ask_searxng(
 ) -> SearxAnswer:
     """SearXNG's answer, or :class:`steward.CapabilityError` for each way it fails (never "no results")."""
     base = searxng_url.rstrip("/")
-    parameters = {"q": query, "format": "json"}
+    parameters = {"q": as_text(query), "format": "json"}
     if time_range:
         parameters["time_range"] = time_range
     async with context.http_client(timeout=httpx.Timeout(8.0, connect=3.0)) as client:
@@ -77,15 +87,60 @@ async def ask_searxng(
             raise steward.CapabilityError(
                 "UPSTREAM_UNAVAILABLE", f"SearXNG at {base} cannot be reached ({type(error).__name__})"
             ) from None
-    answer = _answer(response, base)
-    answer.engines = sorted({_engine_name(item) for item in answer.unresponsive_engines})
-    answer.raw_bytes = len(response.content)
-    if not answer.results and answer.engines:
+        answer = _answer(response, base)
+        answer.engines = sorted({_engine_name(item) for item in answer.unresponsive_engines})
+        answer.raw_bytes = len(response.content)
+        if not answer.results and answer.engines:
+            await _refuse_unless_some_engine_answered(client, base, answer.engines)
+    return answer
+
+
+def as_text(query: str) -> str:
+    """``query`` with every word SearXNG would read as a command quoted, so it is searched as text."""
+    return " ".join(f'"{word}"' if word.startswith(_SEARXNG_COMMAND_PREFIXES) else word for word in query.split())
+
+
+async def _refuse_unless_some_engine_answered(client: httpx.AsyncClient, base: str, failed: list[str]) -> None:
+    """No results and failed engines: an outage only if no enabled engine is left that answered.
+
+    SearXNG's ``/config`` lists the enabled engines and their categories; a search without a
+    category asks the ``general`` ones. Without ``/config`` nobody can tell, and the failure says so.
+    """
+    enabled = await _enabled_engines(client, base)
+    if enabled is None:
         raise steward.CapabilityError(
             "UPSTREAM_UNAVAILABLE",
-            f"every search engine failed ({', '.join(answer.engines)}); this is not an empty result",
+            f"no results, and these engines failed: {', '.join(failed)}; SearXNG's /config did not say "
+            "whether any other engine answered",
         )
-    return answer
+    if not enabled - set(failed):
+        raise steward.CapabilityError(
+            "UPSTREAM_UNAVAILABLE",
+            f"every search engine failed ({', '.join(failed)}); this is not an empty result",
+        )
+
+
+async def _enabled_engines(client: httpx.AsyncClient, base: str) -> set[str] | None:
+    try:
+        response = await client.get(f"{base}/config")
+        engines = (
+            msgspec.json.decode(response.content, type=_SearxConfig).engines if response.status_code == 200 else None
+        )
+    except (httpx.HTTPError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    if engines is None:
+        return None
+    return {engine.name for engine in engines if engine.enabled and DEFAULT_CATEGORY in engine.categories}
+
+
+class _SearxEngine(msgspec.Struct):
+    name: str
+    enabled: bool = True
+    categories: list[str] = []
+
+
+class _SearxConfig(msgspec.Struct):
+    engines: list[_SearxEngine]
 
 
 def _answer(response: httpx.Response, base: str) -> SearxAnswer:

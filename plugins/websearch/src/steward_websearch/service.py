@@ -35,7 +35,7 @@ from steward_websearch.fetch_capability import HttpUrl, extract_isolated, report
 from steward_websearch.guard import UnresolvableHost
 from steward_websearch.jq_program import check_program, run_program
 from steward_websearch.page_cache import CachedPage, PageCache, lifetime
-from steward_websearch.search import ask_searxng, parse_hit
+from steward_websearch.search import TimeRange, ask_searxng, parse_hit
 from steward_websearch.settings import WebsearchSettings
 
 MAX_RESULT_BYTES = 8 * 1024 * 1024
@@ -107,7 +107,7 @@ class ServiceSearchArguments(msgspec.Struct, forbid_unknown_fields=True, kw_only
     query: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
     k: Annotated[int, msgspec.Meta(ge=1, le=20)] = 5
     question: Question | None = None
-    time_range: Literal["day", "week", "month", "year"] | None = None
+    time_range: TimeRange | None = None
 
 
 class ServiceSearchHit(msgspec.Struct, kw_only=True):
@@ -361,6 +361,8 @@ async def serve_search(arguments: ServiceSearchArguments, context: steward.Invoc
         hits = rank_by_question(hits, arguments.question)
     hits = hits[: arguments.k]
     warnings = [f"engines that did not answer: {', '.join(answer.engines)}"] if answer.engines else []
+    if answer.engines and not hits:
+        warnings.append("no results from the engines that answered")
     returned = sum(estimate_tokens(f"{hit.title} {hit.url} {hit.snippet}") for hit in hits)
     return ServiceSearchResult(
         results=hits,
