@@ -14,7 +14,6 @@ import trustme
 from firecrawl.v2.utils.error_handler import (
     BadRequestError,
     DNSResolutionError,
-    InternalServerError,
     RateLimitError,
     RequestTimeoutError,
     TLSError,
@@ -172,9 +171,21 @@ def test_busy_is_429(upstreams, tmp_path):
             sdk.search("kettles")
 
 
-def test_other_failures_are_500(sdk, upstreams):
-    with pytest.raises(InternalServerError, match="upstream 404"):
-        sdk.scrape(f"{upstreams[1]}/status/404")
+@pytest.mark.parametrize("status", [404, 410, 500])
+def test_a_page_the_site_answers_with_an_error_status_is_content_with_its_status(sdk, upstreams, status):
+    """As Firecrawl does: success, the page's own content, and metadata.statusCode to read."""
+    page = sdk.scrape(f"{upstreams[1]}/status/{status}")
+    assert page.markdown == "no"
+    assert page.metadata.status_code == status
+    assert page.metadata.error.startswith(str(status))
+
+
+def test_an_error_page_is_not_cached(sdk, upstreams):
+    site = upstreams[0]
+    before = site.hits["/status/404"]
+    sdk.scrape(f"{upstreams[1]}/status/404")
+    sdk.scrape(f"{upstreams[1]}/status/404")
+    assert site.hits["/status/404"] == before + 2
 
 
 def test_dns_failures_have_firecrawls_code(sdk, monkeypatch):

@@ -18,6 +18,7 @@ What the real SDK (firecrawl-py 4.x) sends and accepts shaped this module:
 
 from __future__ import annotations
 
+import http
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -142,6 +143,7 @@ def _scrape_arguments(body: ScrapeRequest) -> tuple[dict[str, Any], View]:
     wanted = [item if isinstance(item, str) else item.type for item in body.formats]
     arguments: dict[str, Any] = {
         "url": body.url,
+        "error_pages": True,
         "include": sorted({FORMATS[name] for name in wanted if FORMATS[name]}),
         "main_content_only": body.only_main_content,
         "store": body.store_in_cache,
@@ -176,6 +178,8 @@ def _scrape_data(result: Any, view: View) -> dict[str, Any]:
         "truncated": result.truncated,
         "untrusted": True,
     }
+    if source.status >= 400:
+        metadata["error"] = f"{source.status} {_reason(source.status)}".strip()
     if source.cached:
         metadata["cachedAt"] = source.fetched_at
     if source.snapshot is not None:
@@ -190,6 +194,13 @@ def _scrape_data(result: Any, view: View) -> dict[str, Any]:
     if result.warnings:
         body["warning"] = "; ".join(result.warnings)
     return body
+
+
+def _reason(status: int) -> str:
+    try:
+        return http.HTTPStatus(status).phrase
+    except ValueError:
+        return ""
 
 
 def _search_arguments(body: SearchRequest) -> tuple[dict[str, Any], View]:

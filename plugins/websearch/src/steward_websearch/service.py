@@ -67,6 +67,13 @@ class ServiceFetchArguments(msgspec.Struct, forbid_unknown_fields=True, kw_only=
         None
     )
     store: Annotated[bool, msgspec.Meta(description="false keeps this page out of the cache.")] = True
+    error_pages: Annotated[
+        bool,
+        msgspec.Meta(
+            description="true: a page the site answered with an error status (404, 500, …) is returned as "
+            "content, its status in source.status, instead of failing (bot walls still fail)."
+        ),
+    ] = False
     timeout: Annotated[float, msgspec.Meta(gt=0, le=120, description="Seconds the request may take.")] | None = None
 
 
@@ -250,7 +257,7 @@ async def _page(arguments: ServiceFetchArguments, context: steward.InvocationCon
         redirects=fetched.redirects,
         snapshot=snapshot,
     )
-    if cache is not None and arguments.store and snapshot is None and not fetched.truncated:
+    if cache is not None and arguments.store and snapshot is None and not fetched.truncated and fetched.status < 300:
         ttl = lifetime(
             fetched.headers, default=settings.cache.default_ttl_seconds, maximum=settings.cache.max_ttl_seconds
         )
@@ -266,6 +273,8 @@ async def _fetch(arguments: ServiceFetchArguments, settings: WebsearchSettings) 
         except UnresolvableHost as error:
             raise steward.CapabilityError("DNS_RESOLUTION_FAILED", str(error)) from None
     if 200 <= page.status < 300:
+        return page, None
+    if not looks_blocked(page) and arguments.error_pages:
         return page, None
     if not looks_blocked(page):
         code = "UPSTREAM_UNAVAILABLE" if page.status >= 500 else "FETCH_HTTP_ERROR"
