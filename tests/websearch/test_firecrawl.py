@@ -258,3 +258,27 @@ def test_hermes_agent_reads_our_answers(served, upstreams):
         assert [hit["url"] for hit in results] == [f"https://example.org/{n}" for n in range(3)]
         assert results[0]["title"] == "Result 0"
         assert results[0]["description"].startswith("Snippet with bold")
+
+
+def test_what_firecrawl_mcp_sends_by_default_is_searched_and_the_rest_named(served, upstreams):
+    """firecrawl-mcp's firecrawl_search sends these beside the query; none of them may make it fail."""
+    client = served.client(**SERVICE_KEY)
+    body = {
+        "query": "kettles",
+        "limit": 5,
+        "sources": ["web", "alexandria", {"type": "news"}],
+        "domainTools": True,
+        "toolDetail": "compact",
+        "integration": "mcp",
+        "origin": "mcp",
+        "timeout": 60000,
+        "location": {"country": "us"},
+        "categories": ["github"],
+    }
+    response = client.post("/v2/search", json=body)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert answer["success"] is True
+    assert len(answer["data"]["web"]) == 5
+    assert "ignored sources: alexandria, news" in answer["warning"]
+    assert "ignored: categories, domainTools, location, timeout, toolDetail" in answer["warning"]

@@ -18,6 +18,7 @@ What the real SDK (firecrawl-py 4.x) sends and accepts shaped this module:
 
 from __future__ import annotations
 
+import dataclasses
 import http
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -65,6 +66,8 @@ class ScrapeRequest(msgspec.Struct, rename="camel"):
     max_age: int | None = None
     store_in_cache: bool = True
     recover: bool = False  # Steward's own: try archives when the site refuses
+    origin: str | None = None  # who sent it (the SDKs send it always); telemetry, nothing to do
+    integration: str | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,8 @@ class SearchRequest(msgspec.Struct, rename="camel"):
     """Only ``web`` is searched; others are ignored with a warning (clients send several by default)."""
     tbs: str | None = None
     scrape_options: dict[str, Any] | None = None
+    origin: str | None = None
+    integration: str | None = None
 
 
 class FirecrawlError(msgspec.Struct, omit_defaults=True):
@@ -117,8 +122,18 @@ def _reading(
 ) -> Callable[[Request], Awaitable[tuple[dict[str, Any], str | None, View]]]:
     """A request's Firecrawl body, decoded and translated into the service's arguments."""
 
+    known = {field.encode_name for field in msgspec.structs.fields(body_type)}
+
     async def read(request: Request) -> tuple[dict[str, Any], str | None, View]:
-        arguments, view = translate(await steward.read_json(request, body_type))
+        raw = await steward.read_json(request, dict[str, Any])
+        try:
+            body = msgspec.convert(raw, type=body_type)
+        except msgspec.ValidationError as error:
+            raise steward.ApiError(steward.Code.INVALID_REQUEST, f"invalid request: {error}") from None
+        arguments, view = translate(body)
+        ignored = sorted(set(raw) - known)
+        if ignored:
+            view = dataclasses.replace(view, warnings=(*view.warnings, f"ignored: {', '.join(ignored)}"))
         return arguments, arguments.get("url"), view
 
     return read
@@ -191,8 +206,9 @@ def _scrape_data(result: Any, view: View) -> dict[str, Any]:
         if included is not None:
             data[name] = included
     body: dict[str, Any] = {"success": True, "data": data}
-    if result.warnings:
-        body["warning"] = "; ".join(result.warnings)
+    warnings = [*view.warnings, *result.warnings]
+    if warnings:
+        body["warning"] = "; ".join(warnings)
     return body
 
 
