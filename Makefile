@@ -7,6 +7,9 @@ STAMP := $(VENV)/.installed
 HERMES_VENV := .venv-hermes
 # pip-tools, apart: it only regenerates the lock files (make lock)
 TOOLS_VENV := .venv-tools
+# Firecrawl's JavaScript clients (the JS SDK, firecrawl-mcp) for the contract tests, pinned by their lock
+NODE_CLIENTS := tests/websearch/clients
+NODE_STAMP := $(NODE_CLIENTS)/node_modules/.installed
 # the locked runtime dependencies as wheels, hash-checked: what an image builder installs offline
 WHEELHOUSE := .wheelhouse
 WHEELHOUSE_STAMP := $(WHEELHOUSE)/.downloaded
@@ -44,7 +47,11 @@ $(WHEELHOUSE_STAMP): requirements-lock.txt
 	$(BIN)/python -m pip download --quiet --require-hashes --only-binary=:all: --dest $(WHEELHOUSE) -r requirements-lock.txt
 	touch $@
 
-test: install $(HERMES_STAMP) $(WHEELHOUSE_STAMP)
+$(NODE_STAMP): $(NODE_CLIENTS)/package-lock.json
+	npm ci --prefix $(NODE_CLIENTS) --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $@
+
+test: install $(HERMES_STAMP) $(WHEELHOUSE_STAMP) $(NODE_STAMP)
 	$(BIN)/python -m pytest
 
 bench: install
@@ -65,4 +72,4 @@ format: install
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf $(VENV) $(HERMES_VENV) $(TOOLS_VENV) $(WHEELHOUSE) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(HERMES_VENV) $(TOOLS_VENV) $(WHEELHOUSE) $(NODE_CLIENTS)/node_modules .pytest_cache .ruff_cache
