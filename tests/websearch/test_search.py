@@ -43,6 +43,7 @@ def test_results_are_cut_to_five_and_cleaned(served, searx):
         "title": "Result 0",
         "url": "https://example.org/0",
         "snippet": "Snippet with bold & entities, number 0",
+        "found_by": ["searxng"],
     }
     assert upstream.requests == [{"q": "tea in Kyoto", "format": "json", "time_range": "month"}]
 

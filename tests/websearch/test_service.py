@@ -277,6 +277,7 @@ def test_search_returns_k_results_with_scores_and_sources(agent, searx):
         "snippet": "Snippet with bold & entities, number 0",
         "score": 0.0,
         "source": "duckduckgo",
+        "found_by": ["searxng"],
     }
     assert body["sizes"]["returned_tokens"] > 0
     assert body["warnings"] == []

@@ -207,3 +207,43 @@ class Site:
                 Route("/newest/{url:path}", archive_today),
             ]
         )
+
+
+BRAVE_KEY = "BSA-test-subscription-key-7f3a"
+
+
+class BraveShaped:
+    """Brave's LLM Context API as documented: ``GET /res/v1/llm/context``, key in X-Subscription-Token.
+
+    It finds example.org/1 again (as ``www.``, with a trailing slash and tracking parameters) beside
+    pages of its own, so merging has a duplicate to find. ``mode`` "down" answers 500.
+    """
+
+    def __init__(self) -> None:
+        self.mode = "ok"
+        self.requests: list[dict[str, str]] = []
+        self.keys: list[str | None] = []
+
+    def app(self) -> Starlette:
+        async def context(request: Request) -> Response:
+            self.requests.append(dict(request.query_params))
+            self.keys.append(request.headers.get("x-subscription-token"))
+            if request.headers.get("x-subscription-token") != BRAVE_KEY:
+                return JSONResponse({"type": "ErrorResponse", "error": {"code": "SUBSCRIPTION_TOKEN_INVALID"}}, 401)
+            if self.mode == "down":
+                return PlainTextResponse("boom", status_code=500)
+            generic = [
+                {
+                    "url": "https://www.example.org/1/?utm_source=brave&gclid=x",
+                    "title": "Result 1 at Brave",
+                    "snippets": ["Brave's passage from page one."],
+                },
+                {
+                    "url": "https://brave.example/kettles",
+                    "title": "Kettles, <b>grounded</b>",
+                    "snippets": ["A kettle boils water.", {"table": [["watts", 2200]]}],
+                },
+            ]
+            return JSONResponse({"grounding": {"generic": generic, "map": []}, "sources": {}})
+
+        return Starlette(routes=[Route("/res/v1/llm/context", context)])

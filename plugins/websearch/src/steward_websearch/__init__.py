@@ -7,7 +7,7 @@ import click
 from starlette.routing import BaseRoute
 
 import steward
-from steward_websearch.cli import extract_command, fetch_command, search_command
+from steward_websearch.cli import extract_command, fetch_command, search_command, websearch_group
 from steward_websearch.fetch_capability import fetch_capability
 from steward_websearch.firecrawl import firecrawl_routes
 from steward_websearch.search import search_capability, searxng_health
@@ -52,5 +52,5 @@ def register_routes(config: steward.Config) -> list[BaseRoute]:
 
 @steward.hookimpl
 def register_commands(cli: click.Group) -> None:
-    for command in (extract_command, fetch_command, search_command):
+    for command in (extract_command, fetch_command, search_command, websearch_group):
         cli.add_command(command)

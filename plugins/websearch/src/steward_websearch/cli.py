@@ -16,6 +16,7 @@ import httpx
 import msgspec
 
 import steward
+from steward_websearch.brave import KEY_FILE, write_key
 from steward_websearch.extract import InvalidContent, UnsupportedContent, extract
 
 
@@ -163,3 +164,29 @@ def _exit_code(status: int, code: str) -> ExitCode:
 def _fail(message: str, code: ExitCode) -> NoReturn:
     click.echo(f"error: {message}", err=True)
     sys.exit(code)
+
+
+@click.group("websearch")
+def websearch_group() -> None:
+    """Web search settings kept in the data directory."""
+
+
+@websearch_group.command("set-brave-key")
+def set_brave_key() -> None:
+    """Store a Brave Search subscription key (from standard input or a hidden prompt; never an argument).
+
+    Once set, web.search and the service's search ask Brave's LLM Context API beside SearXNG.
+    """
+    key = sys.stdin.readline() if not sys.stdin.isatty() else click.prompt("Brave subscription key", hide_input=True)
+    try:
+        write_key(steward.current_config().data_dir, key)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo("Brave key stored (0600); searches ask Brave beside SearXNG from the next request on")
+
+
+@websearch_group.command("forget-brave-key")
+def forget_brave_key() -> None:
+    """Remove the Brave key: searches ask SearXNG alone again."""
+    (steward.current_config().data_dir / KEY_FILE).unlink(missing_ok=True)
+    click.echo("Brave key removed")

@@ -238,7 +238,14 @@ def _search_arguments(body: SearchRequest) -> tuple[dict[str, Any], View]:
 
 def _search_data(result: Any, view: View) -> dict[str, Any]:
     web = [
-        {"url": hit.url, "title": hit.title, "description": hit.snippet, "position": position, "score": hit.score}
+        {
+            "url": hit.url,
+            "title": hit.title,
+            "description": hit.snippet,
+            "position": position,
+            "score": hit.score,
+            "foundBy": hit.found_by,
+        }
         for position, hit in enumerate(result.results, start=1)
     ]
     body: dict[str, Any] = {"success": True, "data": {"web": web}}

@@ -16,14 +16,17 @@ wrote is what is searched.
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 from html.parser import HTMLParser
 from typing import Annotated, Any, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import httpx
 import msgspec
 
 import steward
+from steward_websearch.brave import BraveHit, ask_brave, read_key
 
 MAX_RESULTS = 5
 SNIPPET_CHARS = 400
@@ -41,6 +44,8 @@ class SearchHit(msgspec.Struct):
     title: str
     url: str
     snippet: str
+    found_by: list[str] = []
+    """Which backends found it: ``searxng``, ``brave``, or both."""
 
 
 class SearchResult(msgspec.Struct, kw_only=True):
@@ -49,6 +54,21 @@ class SearchResult(msgspec.Struct, kw_only=True):
     result_count: int
     retrieved_at: str
     unresponsive_engines: list[str] = []
+    warnings: list[str] = []
+
+
+class FoundHit(SearchHit, kw_only=True):
+    score: float = 0.0
+    engine: str = ""
+
+
+class Found(msgspec.Struct, kw_only=True):
+    """What every backend found, merged: one hit per canonical URL, in rank order."""
+
+    hits: list[FoundHit]
+    engines: list[str]
+    warnings: list[str]
+    raw_bytes: int
 
 
 class SearxAnswer(msgspec.Struct):
@@ -59,15 +79,116 @@ class SearxAnswer(msgspec.Struct):
 
 
 async def search(arguments: SearchArguments, context: steward.InvocationContext) -> SearchResult:
-    answer = await ask_searxng(context.settings.searxng_url, arguments.query, arguments.time_range, context)
-    hits = [hit for hit in (parse_hit(item) for item in answer.results) if hit is not None]
+    found = await find(arguments.query, arguments.time_range, context, count=MAX_RESULTS)
     return SearchResult(
         query=arguments.query,
-        results=hits[:MAX_RESULTS],
-        result_count=len(hits),
+        results=[SearchHit(hit.title, hit.url, hit.snippet, hit.found_by) for hit in found.hits[:MAX_RESULTS]],
+        result_count=len(found.hits),
         retrieved_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        unresponsive_engines=answer.engines,
+        unresponsive_engines=found.engines,
+        warnings=found.warnings,
     )
+
+
+async def find(query: str, time_range: str | None, context: steward.InvocationContext, *, count: int) -> Found:
+    """Search SearXNG, and Brave too when a key is set: merged, deduplicated by canonical URL.
+
+    With both, one failing is a warning and both failing is ``UPSTREAM_UNAVAILABLE``.
+    """
+    settings = context.settings
+    key = read_key(context.data_dir)
+    if not key:
+        answer = await ask_searxng(settings.searxng_url, query, time_range, context)
+        return Found(hits=_searx_hits(answer), engines=answer.engines, warnings=[], raw_bytes=answer.raw_bytes)
+    searx, brave = await asyncio.gather(
+        ask_searxng(settings.searxng_url, query, time_range, context),
+        ask_brave(settings.brave_url, key, query, count, time_range, context),
+        return_exceptions=True,
+    )
+    for outcome in (searx, brave):
+        if isinstance(outcome, BaseException) and not isinstance(outcome, steward.CapabilityError):
+            raise outcome
+    if isinstance(searx, steward.CapabilityError) and isinstance(brave, steward.CapabilityError):
+        raise steward.CapabilityError(
+            "UPSTREAM_UNAVAILABLE", f"both search backends failed: {searx.message}; {brave.message}"
+        )
+    warnings = [
+        f"one search backend failed: {failed.message}" for failed in (searx, brave) if isinstance(failed, Exception)
+    ]
+    ranked: list[list[FoundHit]] = []
+    engines: list[str] = []
+    raw_bytes = 0
+    if isinstance(searx, SearxAnswer):
+        ranked.append(_searx_hits(searx))
+        engines, raw_bytes = searx.engines, searx.raw_bytes
+    if isinstance(brave, list):
+        ranked.append([hit for hit in (_brave_hit(item) for item in brave) if hit is not None])
+    return Found(hits=merged(ranked), engines=engines, warnings=warnings, raw_bytes=raw_bytes)
+
+
+def _searx_hits(answer: SearxAnswer) -> list[FoundHit]:
+    hits = []
+    for item in answer.results:
+        hit = parse_hit(item)
+        if hit is None:
+            continue
+        score = item.get("score")
+        engine = str(item.get("engine") or ", ".join(map(str, item.get("engines") or [])) or "searxng")
+        hits.append(
+            FoundHit(
+                hit.title,
+                hit.url,
+                hit.snippet,
+                ["searxng"],
+                score=round(float(score), 4) if isinstance(score, int | float) else 0.0,
+                engine=engine,
+            )
+        )
+    return hits
+
+
+def _brave_hit(item: BraveHit) -> FoundHit | None:
+    texts = [
+        snippet if isinstance(snippet, str) else msgspec.json.encode(snippet).decode() for snippet in item.snippets
+    ]
+    hit = parse_hit({"url": item.url, "title": item.title, "content": " ".join(texts)})
+    return FoundHit(hit.title, hit.url, hit.snippet, ["brave"], engine="brave") if hit is not None else None
+
+
+def merged(ranked: list[list[FoundHit]]) -> list[FoundHit]:
+    """Every list's hits interleaved by rank; a URL found again only adds its finder to the first."""
+    by_url: dict[str, FoundHit] = {}
+    order: list[FoundHit] = []
+    for position in range(max((len(hits) for hits in ranked), default=0)):
+        for hits in ranked:
+            if position >= len(hits):
+                continue
+            hit = hits[position]
+            key = canonical_url(hit.url)
+            first = by_url.get(key)
+            if first is None:
+                by_url[key] = hit
+                order.append(hit)
+            else:
+                first.found_by = sorted({*first.found_by, *hit.found_by})
+    return order
+
+
+_TRACKING = frozenset({"gclid", "fbclid", "msclkid", "dclid", "yclid", "igshid", "mc_cid", "mc_eid", "ref_src", "_ga"})
+
+
+def canonical_url(url: str) -> str:
+    """The URL as a page's identity: no scheme, no ``www.``, no trailing slash, no tracking parameters."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower().removeprefix("www.")
+    if parts.port and parts.port not in (80, 443):
+        host = f"{host}:{parts.port}"
+    query = sorted(
+        (name, value)
+        for name, value in parse_qsl(parts.query, keep_blank_values=True)
+        if not name.lower().startswith("utm_") and name.lower() not in _TRACKING
+    )
+    return f"{host}{parts.path.rstrip('/')}" + (f"?{urlencode(query)}" if query else "")
 
 
 async def ask_searxng(

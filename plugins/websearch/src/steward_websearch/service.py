@@ -35,7 +35,7 @@ from steward_websearch.fetch_capability import HttpUrl, extract_isolated, report
 from steward_websearch.guard import UnresolvableHost
 from steward_websearch.jq_program import check_program, run_program
 from steward_websearch.page_cache import CachedPage, PageCache, lifetime
-from steward_websearch.search import TimeRange, ask_searxng, parse_hit
+from steward_websearch.search import TimeRange, find
 from steward_websearch.settings import WebsearchSettings
 
 MAX_RESULT_BYTES = 8 * 1024 * 1024
@@ -123,6 +123,7 @@ class ServiceSearchHit(msgspec.Struct, kw_only=True):
     snippet: str
     score: float
     source: str
+    found_by: list[str] = []
 
 
 class ServiceSearchResult(msgspec.Struct, kw_only=True):
@@ -348,34 +349,30 @@ def page_cache(data_dir: Path, settings: WebsearchSettings) -> PageCache:
 
 
 async def serve_search(arguments: ServiceSearchArguments, context: steward.InvocationContext) -> ServiceSearchResult:
-    answer = await ask_searxng(context.settings.searxng_url, arguments.query, arguments.time_range, context)
-    hits: list[ServiceSearchHit] = []
-    seen: set[str] = set()
-    for item in answer.results:
-        hit = parse_hit(item)
-        if hit is None or hit.url in seen:
-            continue
-        seen.add(hit.url)
-        score = item.get("score")
-        hits.append(
-            ServiceSearchHit(
-                url=hit.url,
-                title=hit.title,
-                snippet=hit.snippet,
-                score=round(float(score), 4) if isinstance(score, int | float) else 0.0,
-                source=str(item.get("engine") or ", ".join(map(str, item.get("engines") or [])) or "searxng"),
-            )
+    found = await find(arguments.query, arguments.time_range, context, count=arguments.k)
+    hits = [
+        ServiceSearchHit(
+            url=hit.url,
+            title=hit.title,
+            snippet=hit.snippet,
+            score=hit.score,
+            source=hit.engine,
+            found_by=hit.found_by,
         )
+        for hit in found.hits
+    ]
     if arguments.question:
         hits = rank_by_question(hits, arguments.question)
     hits = hits[: arguments.k]
-    warnings = [f"engines that did not answer: {', '.join(answer.engines)}"] if answer.engines else []
-    if answer.engines and not hits:
-        warnings.append("no results from the engines that answered")
+    warnings = list(found.warnings)
+    if found.engines:
+        warnings.append(f"engines that did not answer: {', '.join(found.engines)}")
+        if not hits:
+            warnings.append("no results from the engines that answered")
     returned = sum(estimate_tokens(f"{hit.title} {hit.url} {hit.snippet}") for hit in hits)
     return ServiceSearchResult(
         results=hits,
-        sizes=Sizes(raw_tokens=(answer.raw_bytes + 3) // 4, clean_tokens=returned, returned_tokens=returned),
+        sizes=Sizes(raw_tokens=(found.raw_bytes + 3) // 4, clean_tokens=returned, returned_tokens=returned),
         warnings=warnings,
     )
 

@@ -69,6 +69,8 @@ class ServiceSettings(msgspec.Struct, forbid_unknown_fields=True):
 
 class WebsearchSettings(msgspec.Struct, forbid_unknown_fields=True):
     searxng_url: str = "http://127.0.0.1:8093"
+    # Brave's LLM Context API, asked beside SearXNG once a key is set (steward websearch set-brave-key)
+    brave_url: str = "https://api.search.brave.com"
     # Networks the guard lets web.fetch reach although they are not public: a LAN service, or
     # loopback in tests. Explicit, logged at start-up, never a default.
     allowed_networks: list[str] = []
