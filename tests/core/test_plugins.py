@@ -2,6 +2,7 @@
 
 import asyncio
 import importlib.metadata
+import logging
 import textwrap
 import types
 
@@ -205,8 +206,43 @@ def test_hooks_that_raise_or_return_junk_are_reported(tmp_path):
         "raises": "register_capabilities raised RuntimeError: bad day",
         "junk": "register_capabilities returned something that is not a steward.Capability",
         "settings": "register_settings must return a msgspec.Struct type",
-        "flags2": "policy flag 'x_enabled' is already owned by plugin 'flags'",
+        "flags": "policy flag 'x_enabled' is already owned by plugin 'flags2'",
     }
+
+
+def test_hooks_run_in_pluggys_order_with_tracing_and_tracebacks(tmp_path, caplog, monkeypatch):
+    """tryfirst first, trylast last, else the last registered first, as pluggy itself calls them."""
+    called = []
+
+    def flags(name):
+        def register_policy_flags():
+            called.append(name)
+            return []
+
+        return register_policy_flags
+
+    def explode():
+        raise RuntimeError("bad day")
+
+    plugins = [
+        steward.Plugin(
+            "last", types.SimpleNamespace(register_policy_flags=steward.hookimpl(trylast=True)(flags("last")))
+        ),
+        steward.Plugin("plain_a", plugin_with(register_policy_flags=flags("plain_a"))),
+        steward.Plugin(
+            "first", types.SimpleNamespace(register_policy_flags=steward.hookimpl(tryfirst=True)(flags("first")))
+        ),
+        steward.Plugin("plain_b", plugin_with(register_policy_flags=flags("plain_b"))),
+        steward.Plugin("raises", plugin_with(register_capabilities=explode)),
+    ]
+    monkeypatch.setenv("STEWARD_TRACE_PLUGINS", "1")
+    with caplog.at_level(logging.INFO, logger="steward.plugins"):
+        make_host(plugins, data_dir=tmp_path)
+    assert called == ["first", "plain_b", "plain_a", "last"]
+    assert "hook register_policy_flags of plugin first:" in caplog.text
+    failure = next(record for record in caplog.records if "raised RuntimeError: bad day" in record.getMessage())
+    assert failure.exc_info is not None, "the traceback reaches the log"
+    assert "in explode" in caplog.text
 
 
 def test_plugin_settings_are_decoded_strictly(tmp_path):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import importlib.metadata
 import logging
+import os
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +23,7 @@ from steward.config import PluginsConfig
 from steward.health import LoadError
 
 ENTRY_POINT_GROUP = "steward"
+TRACE_VARIABLE = "STEWARD_TRACE_PLUGINS"
 log = logging.getLogger("steward.plugins")
 
 
@@ -101,16 +104,29 @@ def plugin_manager(plugins: Iterable[Plugin]) -> tuple[pluggy.PluginManager, lis
 
 
 def call_each(manager: pluggy.PluginManager, hook: str, **arguments: Any) -> Iterator[tuple[str, Any]]:
-    """Call ``hook`` plugin by plugin, yielding ``(plugin, result)``; a raised exception is the result.
+    """Call ``hook`` plugin by plugin, in pluggy's order, yielding ``(plugin, result)``.
 
     pluggy's own call stops at the first exception; the host needs to know *which* plugin failed
-    and to carry on with the others.
+    and to carry on with the others, so a raised exception is the result (and its traceback goes
+    to the log). The order is pluggy's (``tryfirst`` first, ``trylast`` last, else the last
+    registered first): ``get_hookimpls`` lists them the other way round. With
+    ``STEWARD_TRACE_PLUGINS=1`` every call is logged with its plugin and duration.
     """
-    for implementation in getattr(manager.hook, hook).get_hookimpls():
+    trace = os.environ.get(TRACE_VARIABLE, "") not in ("", "0")
+    for implementation in reversed(getattr(manager.hook, hook).get_hookimpls()):
+        started = time.perf_counter()
         try:
             result = implementation.function(*(arguments[name] for name in implementation.argnames))
-        except Exception as error:  # noqa: BLE001 - attributed to the plugin by the caller
+        except Exception as error:
+            log.error("plugin %s: %s raised %s", implementation.plugin_name, hook, describe(error), exc_info=error)
             result = error
+        if trace:
+            log.info(
+                "hook %s of plugin %s: %.3f ms",
+                hook,
+                implementation.plugin_name,
+                (time.perf_counter() - started) * 1000,
+            )
         yield implementation.plugin_name, result
 
 

@@ -62,8 +62,9 @@ class Registry:
         name = entry.capability.name
         for existing in self._entries.get(name, []):
             if existing.plugin != entry.plugin:
+                one, other = sorted((existing.plugin, entry.plugin))
                 raise DuplicateCapability(
-                    f"capability {name!r} is declared by both plugin {existing.plugin!r} and plugin {entry.plugin!r}"
+                    f"capability {name!r} is declared by both plugin {one!r} and plugin {other!r}"
                 )
             shared = existing.capability.surfaces & entry.capability.surfaces
             if shared:
