@@ -1,7 +1,10 @@
 """The documented plugin API is the real one: names, hooks, and examples that run."""
 
+import ast
 import inspect
 import re
+import subprocess
+import sys
 import types
 from pathlib import Path
 
@@ -92,3 +95,32 @@ def test_capability_example_without_its_flag_is_reported(tmp_path):
     index = next(i for i, source in enumerate(EXAMPLES) if "def register_capabilities" in source)
     host = make_host([steward.Plugin("doc", load_example(EXAMPLES[index], index))], data_dir=tmp_path)
     assert "'weather_enabled' is not a registered policy flag" in host.load_errors[0].message
+
+
+def test_import_steward_does_not_load_the_command_line():
+    probe = "import sys, steward; print('steward.cli' in sys.modules); steward.current_config; print('steward.cli' in sys.modules)"
+    shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    assert shown == ["False", "True"], "only asking for current_config loads it"
+
+
+PUBLIC_MODULES = {"steward", "steward.testing"}
+
+
+@pytest.mark.parametrize(
+    "source",
+    sorted((Path(__file__).parents[2] / "plugins").glob("*/src/**/*.py"))
+    + sorted((Path(__file__).parents[2] / "contrib" / "plugin-template").glob("**/*.py")),
+    ids=lambda path: str(path.relative_to(Path(__file__).parents[2])),
+)
+def test_bundled_plugins_import_only_stewards_public_names(source):
+    tree = ast.parse(source.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        for name in names:
+            if name == "steward" or name.startswith("steward."):
+                assert name in PUBLIC_MODULES, f"{source.name}:{node.lineno} imports the private module {name}"

@@ -16,7 +16,6 @@ from steward.capability import (
     SideEffect,
     Surface,
 )
-from steward.cli import current_config
 from steward.client import ClientSettings, ClientSettingsError, load_client_settings, server_client
 from steward.codes import Code, http_status
 from steward.config import Config, ConfigError, ModelConfig, load_config
@@ -34,6 +33,16 @@ from steward.outcome import CapabilityError, Outcome, PendingConfirmation, Rejec
 from steward.plugins import Plugin
 from steward.policy import PolicyFlag
 from steward.version import __version__
+
+
+def __getattr__(name: str) -> object:
+    """``current_config`` lives with the command line, which ``import steward`` does not load."""
+    if name == "current_config":
+        from steward.cli import current_config
+
+        return current_config
+    raise AttributeError(f"module 'steward' has no attribute {name!r}")
+
 
 __all__ = [
     "ApiError",
