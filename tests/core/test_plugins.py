@@ -6,12 +6,13 @@ import logging
 import textwrap
 import types
 
+import click
 import msgspec
 import pytest
 from click.testing import CliRunner
 
 import steward
-from steward.cli import cli
+from steward.cli import add_plugin_commands, cli
 from steward.config import load_config
 from steward.plugins import discover
 from steward.testing import make_host
@@ -270,3 +271,32 @@ def test_plugin_settings_are_decoded_strictly(tmp_path):
     ):
         with pytest.raises(steward.ConfigError, match=message.replace(".", r"\.")):
             make_host([steward.Plugin("w", plugin)], data_dir=tmp_path, config={"plugins": {"w": section}})
+
+
+COMMANDS = """
+    import click
+    import steward
+
+    @steward.hookimpl
+    def register_commands(cli, config):
+        station = config.plugin_section("weather").get("station", "none")
+
+        @cli.command("weather-station")
+        def weather_station():
+            click.echo(f"station {station}")
+"""
+
+
+def test_register_commands_receives_the_configuration(tmp_path, monkeypatch):
+    root = tmp_path / "commands-site"
+    root.mkdir()
+    install_fake_distribution(root, "steward-weather", {"weather": "weather_commands"}, {"weather_commands": COMMANDS})
+    monkeypatch.syspath_prepend(str(root))
+    importlib.invalidate_caches()
+    (tmp_path / "steward.toml").write_text('[plugins.weather]\nstation = "kitchen"\n')
+    monkeypatch.setenv("STEWARD_CONFIG", str(tmp_path / "steward.toml"))
+    monkeypatch.setenv("STEWARD_PLUGINS", "weather")
+    group = click.Group("steward")
+    add_plugin_commands(group)
+    result = CliRunner().invoke(group, ["weather-station"])
+    assert result.output == "station kitchen\n"

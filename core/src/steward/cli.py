@@ -493,7 +493,7 @@ def add_plugin_commands(group: click.Group) -> None:
         return
     found, _ = discover(config.plugins)
     manager, _ = plugin_manager(found)
-    for plugin, result in call_each(manager, "register_commands", cli=group):
+    for plugin, result in call_each(manager, "register_commands", cli=group, config=config):
         if isinstance(result, Exception):
             click.echo(f"warning: plugin {plugin} could not add its commands: {describe(result)}", err=True)
 

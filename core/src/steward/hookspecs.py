@@ -58,8 +58,13 @@ def register_routes(config: Config) -> list[BaseRoute]:
 
 
 @hookspec
-def register_commands(cli: click.Group) -> None:
-    """Add click commands to the ``steward`` command line."""
+def register_commands(cli: click.Group, config: Config) -> None:
+    """Add click commands to the ``steward`` command line.
+
+    ``config`` is what the environment and ``STEWARD_CONFIG`` say when the command line starts
+    (enough to decide which commands to offer); a command's own ``--config``/``--data-dir`` are
+    parsed later, so inside a command use ``steward.current_config()``.
+    """
 
 
 @hookspec(firstresult=True)
