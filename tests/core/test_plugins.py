@@ -300,3 +300,22 @@ def test_register_commands_receives_the_configuration(tmp_path, monkeypatch):
     add_plugin_commands(group)
     result = CliRunner().invoke(group, ["weather-station"])
     assert result.output == "station kitchen\n"
+
+
+def test_one_bad_declaration_never_takes_its_valid_siblings_with_it(tmp_path):
+    def declarations():
+        return [
+            capability("weather.now"),
+            steward.Capability("weather.bad", 1, "d", Empty, Empty, "readonly", "lan", nothing),
+            capability("weather.later"),
+        ]
+
+    host = make_host([steward.Plugin("weather", plugin_with(register_capabilities=declarations))], data_dir=tmp_path)
+    assert sorted(entry.capability.name for entry in host.registry) == ["weather.later", "weather.now"]
+    [error] = host.load_errors
+    assert error.plugin == "weather"
+    assert "weather.bad" in error.message
+    assert "side_effect 'readonly' (valid: 'read_only' or 'mutating')" in error.message
+    assert "network 'lan' (valid: 'local' or 'external')" in error.message
+    with pytest.raises(steward.InvalidCapability, match="side_effect 'readonly'"):
+        steward.Capability("weather.bad", 1, "d", Empty, Empty, "readonly", "local", nothing)

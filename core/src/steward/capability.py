@@ -8,11 +8,13 @@ particular is never declared, only derived from ``side_effect`` and ``network``.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import enum
 import functools
 import inspect
 import re
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -24,6 +26,21 @@ POLICY_KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 
 class InvalidCapability(ValueError):
     """A declaration that breaks the rules of SPEC §2; the message names the rule."""
+
+
+_COLLECTING: contextvars.ContextVar[bool] = contextvars.ContextVar("steward_collecting_capabilities", default=False)
+
+
+@contextlib.contextmanager
+def collecting_declarations() -> Iterator[None]:
+    """While the host collects a plugin's declarations, a bad one does not raise: it carries its
+    ``problems``, so the host reports it alone and registers its valid siblings. Anywhere else
+    (a plugin's own tests) a bad declaration raises :class:`InvalidCapability` at once."""
+    token = _COLLECTING.set(True)
+    try:
+        yield
+    finally:
+        _COLLECTING.reset(token)
 
 
 class SideEffect(enum.StrEnum):
@@ -122,43 +139,58 @@ class Capability:
     citations: CitationsOf | None = None
     surfaces: frozenset[Surface] = EVERY_SURFACE
 
+    problems: tuple[str, ...] = field(default=(), init=False, compare=False, repr=False)
+    """What breaks the rules, when the host collects declarations (they are reported one by one)."""
+
     def __post_init__(self) -> None:
+        problems = list(self._problems())
+        if problems and not _COLLECTING.get():
+            raise InvalidCapability(f"{self.label}: {problems[0]}")
+        object.__setattr__(self, "problems", tuple(problems))
+
+    @property
+    def label(self) -> str:
+        """The name, or its repr when it is not a valid name (for messages)."""
+        return self.name if isinstance(self.name, str) and NAME_PATTERN.match(self.name) else repr(self.name)
+
+    def _problems(self) -> Iterator[str]:
+        """Each rule this declaration breaks, saying what would be valid; valid enums are converted."""
         if not isinstance(self.name, str) or not NAME_PATTERN.match(self.name):
-            raise InvalidCapability(
-                f"capability name {self.name!r} must look like 'family.verb' "
-                "(lower-case letters, digits and underscores)"
-            )
+            yield "a capability name must look like 'family.verb' (lower-case letters, digits and underscores)"
         if isinstance(self.version, bool) or not isinstance(self.version, int) or self.version < 1:
-            raise InvalidCapability(f"{self.name}: version must be a positive integer")
+            yield "version must be a positive integer"
         if not isinstance(self.description, str) or not self.description.strip():
-            raise InvalidCapability(f"{self.name}: description must be a non-empty string")
+            yield "description must be a non-empty string"
         for role in ("arguments", "result"):
             schema = getattr(self, role)
             if not (isinstance(schema, type) and issubclass(schema, msgspec.Struct)):
-                raise InvalidCapability(f"{self.name}: {role} must be a msgspec.Struct type")
-        try:
-            object.__setattr__(self, "side_effect", SideEffect(self.side_effect))
-            object.__setattr__(self, "network", Network(self.network))
-        except ValueError as error:
-            raise InvalidCapability(f"{self.name}: unknown classification: {error}") from None
+                yield f"{role} must be a msgspec.Struct type"
+        for role, kind in (("side_effect", SideEffect), ("network", Network)):
+            try:
+                object.__setattr__(self, role, kind(getattr(self, role)))
+            except ValueError:
+                valid = " or ".join(repr(member.value) for member in kind)
+                yield f"unknown classification: {role} {getattr(self, role)!r} (valid: {valid})"
         if not callable(self.handler):
-            raise InvalidCapability(f"{self.name}: handler must be callable (async def, or def for blocking work)")
+            yield "handler must be callable (async def, or def for blocking work)"
         if self.policy_key is not None and not (
             isinstance(self.policy_key, str) and POLICY_KEY_PATTERN.match(self.policy_key)
         ):
-            raise InvalidCapability(f"{self.name}: policy_key {self.policy_key!r} is not a flag name")
+            yield f"policy_key {self.policy_key!r} is not a flag name (lower-case letters, digits, underscores)"
         if self.policy_check is not None and not callable(self.policy_check):
-            raise InvalidCapability(f"{self.name}: policy_check must be callable")
+            yield "policy_check must be callable"
         if self.citations is not None and not callable(self.citations):
-            raise InvalidCapability(f"{self.name}: citations must be callable")
+            yield "citations must be callable"
         if not isinstance(self.bounds, Bounds):
-            raise InvalidCapability(f"{self.name}: bounds must be a steward.Bounds")
+            yield "bounds must be a steward.Bounds"
         try:
             object.__setattr__(self, "surfaces", frozenset(Surface(surface) for surface in self.surfaces))
         except (TypeError, ValueError) as error:
-            raise InvalidCapability(f"{self.name}: surfaces: {error}") from None
-        if not self.surfaces:
-            raise InvalidCapability(f"{self.name}: surfaces must name at least one surface")
+            valid = ", ".join(member.value for member in Surface)
+            yield f"surfaces: {error} (valid: {valid})"
+        else:
+            if not self.surfaces:
+                yield "surfaces must name at least one surface"
 
     @functools.cached_property
     def blocking(self) -> bool:

@@ -17,7 +17,7 @@ import msgspec
 
 from steward.audit import AuditLog
 from steward.auth import KeyStore, Principal, bearer_key
-from steward.capability import Capability, InvalidCapability
+from steward.capability import Capability, InvalidCapability, collecting_declarations
 from steward.config import Config, decode_plugin_settings
 from steward.confirmation import Clock, ConfirmationStore, MemoryConfirmationStore
 from steward.context import InvocationContext
@@ -245,12 +245,18 @@ class Host:
         return [flag for _, flag in flags.values()]
 
     def _collect_capabilities(self, flag_names: set[str]) -> Registry:
+        """Every valid declaration of every plugin; each invalid one is reported on its own."""
         registry = Registry()
-        for plugin, declared in call_each(self.manager, "register_capabilities", config=self.config):
+        with collecting_declarations():
+            declarations = list(call_each(self.manager, "register_capabilities", config=self.config))
+        for plugin, declared in declarations:
             if isinstance(declared, InvalidCapability):
                 self._fail(plugin, f"invalid capability: {declared}")
                 continue
             for capability in self._items(plugin, "register_capabilities", declared, Capability):
+                if capability.problems:
+                    self._fail(plugin, f"invalid capability {capability.label}: {'; '.join(capability.problems)}")
+                    continue
                 if capability.policy_key is not None and capability.policy_key not in flag_names:
                     self._fail(
                         plugin,
