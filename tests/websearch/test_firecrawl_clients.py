@@ -46,28 +46,25 @@ def client_environment(served, key: str) -> dict[str, str]:
     return {"PATH": os.environ["PATH"], "FIRECRAWL_API_URL": served.base_url, "FIRECRAWL_API_KEY": key}
 
 
-def test_the_javascript_sdk_scrapes_a_404_page_and_reads_its_status(steward_server):
-    served, site, key = steward_server
-    run = subprocess.run(
-        [NODE, CLIENTS / "scrape.mjs", f"{site}/status/404"],
+def scrape_with_javascript(served, key: str, url: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [NODE, CLIENTS / "scrape.mjs", url],
         env=client_environment(served, key),
         capture_output=True,
         text=True,
         timeout=60,
         cwd=CLIENTS,
     )
+
+
+def test_the_javascript_sdk_scrapes_a_404_page_and_reads_its_status(steward_server):
+    served, site, key = steward_server
+    run = scrape_with_javascript(served, key, f"{site}/status/404")
     assert run.returncode == 0, run.stdout + run.stderr
     document = json.loads(run.stdout)
     assert document["metadata"]["statusCode"] == 404
     assert document["markdown"] == "no"
-    article = subprocess.run(
-        [NODE, CLIENTS / "scrape.mjs", f"{site}/article"],
-        env=client_environment(served, key),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=CLIENTS,
-    )
+    article = scrape_with_javascript(served, key, f"{site}/article")
     assert json.loads(article.stdout)["markdown"].startswith("Paragraph 0: a kettle boils water")
 
 
