@@ -6,6 +6,11 @@ import re
 
 import httpx
 import pytest
+from starlette.requests import Request
+from starlette.routing import Route
+
+import steward
+from steward.testing import serve_host
 
 INVOKE = "/api/v1/capabilities/{}/invoke"
 
@@ -342,3 +347,24 @@ def test_json_nested_a_thousand_levels_is_a_400_not_a_crash(served, path, body):
         assert response.status_code == 400, response.text
         assert response.json()["error"]["code"] in ("INVALID_REQUEST", "INVALID_ARGUMENTS")
     assert client.get("/api/v1/capabilities").status_code == 200
+
+
+def test_authenticate_is_the_scope_check_for_routes_that_render_their_own_refusals(tmp_path):
+    async def own_shape(request: Request):
+        try:
+            principal = await steward.authenticate(request, "settings")
+        except steward.ApiError as error:
+            return steward.json_response({"ok": False, "why": error.code}, error.status)
+        return steward.json_response({"ok": True, "caller": principal.name})
+
+    class Routes:
+        @steward.hookimpl
+        def register_routes(self):
+            return [Route("/own", own_shape)]
+
+    with serve_host([steward.Plugin("own", Routes())], data_dir=tmp_path) as server:
+        assert server.client(None).get("/own").json() == {"ok": False, "why": "UNAUTHORIZED"}
+        assert server.client(["invoke"]).get("/own").json() == {"ok": False, "why": "FORBIDDEN"}
+        allowed = server.client(["settings"]).get("/own").json()
+        assert allowed["ok"] is True
+        assert allowed["caller"].startswith("test-")

@@ -4,7 +4,16 @@ Everything a plugin or an embedding program needs is importable from here; other
 private and may change.
 """
 
-from steward.app import ApiError, create_app, invoke_capability, json_response, read_body, read_json, require_scope
+from steward.app import (
+    ApiError,
+    authenticate,
+    create_app,
+    invoke_capability,
+    json_response,
+    read_body,
+    read_json,
+    require_scope,
+)
 from steward.auth import Principal
 from steward.capability import (
     Bounds,
@@ -81,6 +90,7 @@ __all__ = [
     "Surface",
     "Turn",
     "__version__",
+    "authenticate",
     "create_app",
     "current_config",
     "hookimpl",

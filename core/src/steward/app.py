@@ -119,8 +119,21 @@ async def invoke_capability(
     return await host_of(request).executor.invoke(name, arguments, caller=request.state.principal, surface=surface)
 
 
-async def authenticate(request: Request) -> Principal | None:
-    return await host_of(request).authenticate(request)
+async def authenticate(request: Request, *scopes: str) -> Principal:
+    """The caller of ``request``, who must hold one of ``scopes`` (any valid key when none are named).
+
+    Raises :class:`ApiError`: 401 without a valid key, 403 without the scope (and 503
+    ``KEYS_UNAVAILABLE`` while the key file cannot be read). The caller is also kept as
+    ``request.state.principal``. For route authors whose endpoint cannot be wrapped in
+    :func:`require_scope` (a route that answers refusals in a wire format of its own).
+    """
+    principal = await host_of(request).authenticate(request)
+    if principal is None:
+        raise ApiError(Code.UNAUTHORIZED, "a valid key is required: Authorization: Bearer <key>")
+    if scopes and not any(principal.has_scope(scope) for scope in scopes):
+        raise ApiError(Code.FORBIDDEN, f"this key lacks the scope for this endpoint ({' or '.join(scopes)})")
+    request.state.principal = principal
+    return principal
 
 
 def require_scope(*scopes: str) -> Callable[[Endpoint], Endpoint]:
@@ -132,12 +145,7 @@ def require_scope(*scopes: str) -> Callable[[Endpoint], Endpoint]:
     def decorate(endpoint: Endpoint) -> Endpoint:
         @functools.wraps(endpoint)
         async def guarded(request: Request) -> Response:
-            principal = await authenticate(request)
-            if principal is None:
-                raise ApiError(Code.UNAUTHORIZED, "a valid key is required: Authorization: Bearer <key>")
-            if scopes and not any(principal.has_scope(scope) for scope in scopes):
-                raise ApiError(Code.FORBIDDEN, f"this key lacks the scope for this endpoint ({' or '.join(scopes)})")
-            request.state.principal = principal
+            await authenticate(request, *scopes)
             return await endpoint(request)
 
         return guarded

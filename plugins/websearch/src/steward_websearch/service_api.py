@@ -50,12 +50,6 @@ class _Peek(msgspec.Struct):
     recover: Any = False
 
 
-@steward.require_scope("service")
-async def _identify(request: Request) -> Response:
-    """Nothing but core's key and scope check (which sets ``request.state.principal``)."""
-    return Response()
-
-
 class ServiceGate:
     """Lets service requests through for one app: who calls, whether they may, whether there is room."""
 
@@ -66,10 +60,9 @@ class ServiceGate:
         """The request's key, which must hold scope ``service``; :class:`Refused` (401, 403) if not."""
 
         try:
-            await _identify(request)
+            return await steward.authenticate(request, "service")
         except steward.ApiError as error:
             raise Refused(error.code, error.message, error.status) from None
-        return request.state.principal
 
     async def run(
         self, request: Request, capability: str, arguments: bytes | dict[str, Any], target: str | None
