@@ -111,6 +111,10 @@ def test_files_written_by_root_belong_to_the_owner_of_the_data_directory(tmp_pat
     write_atomic(secret, b"x")
     for path in (secret, secret.parent, secret.parent.parent):
         assert path.stat().st_uid == service_user, path
+    assert runner.invoke(cli, ["--data-dir", str(data_dir), "policy", "get"]).exit_code == 0
+    audit = data_dir / "capabilities" / "audit.jsonl"
+    for path in (audit, audit.parent):
+        assert path.stat().st_uid == service_user, "a root command's host leaves an audit log the service can open"
 
 
 def test_a_connection_that_never_finishes_its_headers_is_closed(tmp_path):

@@ -30,6 +30,7 @@ from pathlib import Path
 import msgspec
 
 from steward.capability import NAME_PATTERN, Classification
+from steward.files import make_directory, own_like_directory
 from steward.outcome import Outcome
 
 log = logging.getLogger("steward.audit")
@@ -69,7 +70,7 @@ class AuditLog:
         self._encoder = msgspec.json.Encoder()
         self._pending: list[tuple[float, AuditRecord]] = []
         self._gathering: asyncio.AbstractEventLoop | None = None
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_directory(path.parent)
         self._descriptor = self._open()
         self._size = os.fstat(self._descriptor).st_size
 
@@ -166,7 +167,10 @@ class AuditLog:
             self._size += os.write(self._descriptor, b"".join(lines))
 
     def _open(self) -> int:
-        return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        """The log, appended to; one root created (``sudo steward policy get``) goes to the directory's owner."""
+        descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        own_like_directory(descriptor, self.path.parent)
+        return descriptor
 
     def _rotate(self) -> None:
         os.close(self._descriptor)

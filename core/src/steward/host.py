@@ -23,6 +23,7 @@ from steward.confirmation import Clock, ConfirmationStore, MemoryConfirmationSto
 from steward.context import InvocationContext
 from steward.conversation import Conversation, MemoryPausedTurns
 from steward.executor import Executor
+from steward.files import make_directory
 from steward.handlers import HandlerRunner
 from steward.health import CheckResult, HealthCheck, HealthReport, LoadError, run_check
 from steward.hookspecs import hookimpl
@@ -85,7 +86,7 @@ class Host:
             )
 
         self.data_dir = config.data_dir
-        self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_directory(self.data_dir)
         self.policy = Policy(self.data_dir / "capabilities", flags)
         limits = config.confirmation
         self.confirmations = confirmations or MemoryConfirmationStore(

@@ -23,11 +23,7 @@ from steward_homeassistant.routes import settings_view
 
 
 def _data_dir():
-    context = click.get_current_context()
-    options = context.find_root().obj
-    config = steward.load_config(getattr(options, "config", None), data_dir=getattr(options, "data_dir", None))
-    config.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return config.data_dir
+    return steward.current_config().data_dir
 
 
 @click.group("homeassistant")
