@@ -8,7 +8,7 @@ import steward_websearch
 from click.testing import CliRunner
 from steward_websearch.search import canonical_url
 from test_service import SERVICE_KEY
-from upstreams import BRAVE_KEY, BraveShaped, SearxShaped
+from upstreams import BRAVE_KEY, BraveShaped
 
 from steward.cli import cli
 from steward.testing import serve_app, serve_host
@@ -17,13 +17,6 @@ from steward.testing import serve_app, serve_host
 @pytest.fixture(scope="module")
 def brave():
     upstream = BraveShaped()
-    with serve_app(upstream.app()) as url:
-        yield upstream, url
-
-
-@pytest.fixture(scope="module")
-def searx():
-    upstream = SearxShaped()
     with serve_app(upstream.app()) as url:
         yield upstream, url
 

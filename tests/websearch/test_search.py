@@ -3,16 +3,8 @@
 import pytest
 import steward_websearch
 from steward_websearch.search import plain_text
-from upstreams import SearxShaped
 
-from steward.testing import serve_app, serve_host
-
-
-@pytest.fixture(scope="module")
-def searx():
-    upstream = SearxShaped()
-    with serve_app(upstream.app()) as url:
-        yield upstream, url
+from steward.testing import serve_host
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 import steward_websearch
 from loopback import TEST_ADDRESS
 from steward_websearch.service_api import host_of
-from upstreams import ARTICLE, SearxShaped, Site
+from upstreams import ARTICLE, Site
 
 from steward.testing import Rule, ScriptedModel, serve_app, serve_host
 
@@ -21,13 +21,6 @@ SERVICE_KEY = {"scopes": ["service"], "preapproved": ["web.fetch", "web.search"]
 def site():
     upstream = Site()
     with serve_app(upstream.app(), host=TEST_ADDRESS) as url:
-        yield upstream, url
-
-
-@pytest.fixture(scope="module")
-def searx():
-    upstream = SearxShaped()
-    with serve_app(upstream.app()) as url:
         yield upstream, url
 
 
