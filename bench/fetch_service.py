@@ -14,6 +14,7 @@ client. Reported:
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import gzip
 import json
 import os
@@ -23,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -115,15 +117,20 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def main() -> None:
-    keys = sorted(json.loads((CORPUS / "ground-truth.json").read_text()))
+@contextlib.contextmanager
+def site_and_steward(script: str, site_flag: str) -> Iterator[tuple[str, str, str]]:
+    """Run ``script``'s loopback site and its Steward as processes; yield (Steward's URL, the site's URL, a key).
+
+    ``script`` serves the site when called with ``site_flag PORT`` and Steward with ``--steward
+    PORT SITE_PORT DATA_DIR KEY_FILE`` (writing a service key to KEY_FILE).
+    """
     site_port, steward_port = free_port(SITE_ADDRESS), free_port()
     with tempfile.TemporaryDirectory() as directory:
         key_file = os.path.join(directory, "key")
         servers = [
-            subprocess.Popen([sys.executable, __file__, "--corpus", str(site_port)]),
+            subprocess.Popen([sys.executable, script, site_flag, str(site_port)]),
             subprocess.Popen(
-                [sys.executable, __file__, "--steward", str(steward_port), str(site_port), directory, key_file]
+                [sys.executable, script, "--steward", str(steward_port), str(site_port), directory, key_file]
             ),
         ]
         try:
@@ -131,21 +138,23 @@ def main() -> None:
             wait_for("127.0.0.1", steward_port)
             while not os.path.exists(key_file):
                 time.sleep(0.05)
-            key = Path(key_file).read_text()
-            base = f"http://127.0.0.1:{steward_port}"
-            urls = [f"http://{SITE_ADDRESS}:{site_port}/{name}" for name in keys]
-            with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=60) as client:
-                cold, bodies = fetch_all(client, urls)
-                warm, warm_bodies = fetch_all(client, urls)
-            assert all(body["source"]["cached"] for body in warm_bodies), (
-                "the second pass was not served from the cache"
-            )
-            warm_rate = throughput(base, key, urls * 3)
-            fresh_rate = throughput(base, key, urls, max_age=0)
+            yield f"http://127.0.0.1:{steward_port}", f"http://{SITE_ADDRESS}:{site_port}", Path(key_file).read_text()
         finally:
             for server in servers:
                 server.terminate()
                 server.wait()
+
+
+def main() -> None:
+    keys = sorted(json.loads((CORPUS / "ground-truth.json").read_text()))
+    with site_and_steward(__file__, "--corpus") as (base, site, key):
+        urls = [f"{site}/{name}" for name in keys]
+        with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=60) as client:
+            cold, bodies = fetch_all(client, urls)
+            warm, warm_bodies = fetch_all(client, urls)
+        assert all(body["source"]["cached"] for body in warm_bodies), "the second pass was not served from the cache"
+        warm_rate = throughput(base, key, urls * 3)
+        fresh_rate = throughput(base, key, urls, max_age=0)
     ratios = [body["sizes"]["returned_tokens"] / max(1, body["sizes"]["raw_tokens"]) for body in bodies]
     ratio = statistics.median(ratios)
     verdict = "meets" if ratio <= TARGET_RATIO else "MISSES"

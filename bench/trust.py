@@ -12,11 +12,8 @@ Steward runs as another process with the websearch plugin. This process is the c
 from __future__ import annotations
 
 import concurrent.futures
-import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -24,9 +21,8 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))
-from fetch_service import free_port, wait_for
+from fetch_service import SITE_ADDRESS, site_and_steward
 
-SITE_ADDRESS = "127.0.0.2"
 NESTED = "<html><body>" + "<div>" * 100_000 + "<p>deep</p>" + "</div>" * 100_000 + "</body></html>"
 FLOOD_CLIENTS = 32
 
@@ -110,51 +106,31 @@ def flood(base: str, stop: threading.Event) -> int:
 
 
 def main() -> None:
-    site_port, steward_port = free_port(SITE_ADDRESS), free_port()
-    with tempfile.TemporaryDirectory() as directory:
-        key_file = os.path.join(directory, "key")
-        servers = [
-            subprocess.Popen([sys.executable, __file__, "--site", str(site_port)]),
-            subprocess.Popen(
-                [sys.executable, __file__, "--steward", str(steward_port), str(site_port), directory, key_file]
-            ),
-        ]
-        try:
-            wait_for(SITE_ADDRESS, site_port)
-            wait_for("127.0.0.1", steward_port)
-            while not os.path.exists(key_file):
-                time.sleep(0.05)
-            key = Path(key_file).read_text()
-            base = f"http://127.0.0.1:{steward_port}"
-            site = f"http://{SITE_ADDRESS}:{site_port}"
-            for name, request in (
-                ("runaway jq last(range(1e10))", {"url": f"{site}/data.json", "jq": "last(range(1e10))", "timeout": 2}),
-                ("100k nested divs", {"url": f"{site}/nested", "timeout": 2}),
-            ):
-                seconds, status, healthz = while_running(base, key, request)
-                milliseconds = [value * 1000 for value in healthz]
-                p50, worst = statistics.median(milliseconds), max(milliseconds)
-                print(
-                    f"trust, {name} (timeout 2 s): answered {status} after {seconds:.2f} s; /healthz meanwhile "
-                    f"p50 {p50:.1f} ms, max {worst:.1f} ms ({len(healthz)} asked)"
-                )
-            quiet = unrelated_p50(base, key, 2)
-            before = int(httpx.get(f"{site}/hits").text)
-            stop = threading.Event()
-            with concurrent.futures.ThreadPoolExecutor(FLOOD_CLIENTS) as pool:
-                floods = [pool.submit(flood, base, stop) for _ in range(FLOOD_CLIENTS)]
-                loaded = unrelated_p50(base, key, 3)
-                stop.set()
-                flooded = sum(future.result() for future in floods)
-            reached = int(httpx.get(f"{site}/hits").text) - before
+    with site_and_steward(__file__, "--site") as (base, site, key):
+        for name, request in (
+            ("runaway jq last(range(1e10))", {"url": f"{site}/data.json", "jq": "last(range(1e10))", "timeout": 2}),
+            ("100k nested divs", {"url": f"{site}/nested", "timeout": 2}),
+        ):
+            seconds, status, healthz = while_running(base, key, request)
+            milliseconds = [value * 1000 for value in healthz]
+            p50, worst = statistics.median(milliseconds), max(milliseconds)
             print(
-                f"trust, /healthz flood ({FLOOD_CLIENTS} clients, {flooded} requests in 3 s): unrelated request p50 "
-                f"{loaded * 1000:.1f} ms (quiet {quiet * 1000:.1f} ms); SearXNG checks that reached upstream: {reached}"
+                f"trust, {name} (timeout 2 s): answered {status} after {seconds:.2f} s; /healthz meanwhile "
+                f"p50 {p50:.1f} ms, max {worst:.1f} ms ({len(healthz)} asked)"
             )
-        finally:
-            for server in servers:
-                server.terminate()
-                server.wait()
+        quiet = unrelated_p50(base, key, 2)
+        before = int(httpx.get(f"{site}/hits").text)
+        stop = threading.Event()
+        with concurrent.futures.ThreadPoolExecutor(FLOOD_CLIENTS) as pool:
+            floods = [pool.submit(flood, base, stop) for _ in range(FLOOD_CLIENTS)]
+            loaded = unrelated_p50(base, key, 3)
+            stop.set()
+            flooded = sum(future.result() for future in floods)
+        reached = int(httpx.get(f"{site}/hits").text) - before
+        print(
+            f"trust, /healthz flood ({FLOOD_CLIENTS} clients, {flooded} requests in 3 s): unrelated request p50 "
+            f"{loaded * 1000:.1f} ms (quiet {quiet * 1000:.1f} ms); SearXNG checks that reached upstream: {reached}"
+        )
 
 
 if __name__ == "__main__":
