@@ -537,3 +537,13 @@ def test_json_nested_a_thousand_levels_is_a_400(agent, route):
     deep = "[" * 1000 + "]" * 1000
     response = agent.post(route, content=f'{{"url": "http://x.example/", "query": "q", "extra": {deep}}}')
     assert response.status_code == 400, response.text
+
+
+def test_a_page_searxng_lists_twice_is_returned_once(agent, searx):
+    upstream, _ = searx
+    upstream.mode = "duplicates"
+    try:
+        body = agent.post("/v1/search", json={"query": "kettles", "k": 10}).json()
+    finally:
+        upstream.mode = "ok"
+    assert [hit["url"] for hit in body["results"]] == ["https://example.org/0", "https://example.org/1"]

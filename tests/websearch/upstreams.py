@@ -78,6 +78,9 @@ class SearxShaped:
                         "unresponsive_engines": [],
                     }
                 )
+            if self.mode == "duplicates":
+                again = {**RESULTS[0], "url": "https://www.example.org/0/?utm_source=searx", "engine": "bing"}
+                return JSONResponse({"results": [*RESULTS[:2], again], "unresponsive_engines": []})
             if self.mode == "partial":
                 return JSONResponse({"results": RESULTS[:2], "unresponsive_engines": [["google", "timeout"]]})
             if self.mode in ("all-failed", "quiet"):

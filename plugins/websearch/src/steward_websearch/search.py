@@ -99,7 +99,9 @@ async def find(query: str, time_range: str | None, context: steward.InvocationCo
     key = read_key(context.data_dir)
     if not key:
         answer = await ask_searxng(settings.searxng_url, query, time_range, context)
-        return Found(hits=_searx_hits(answer), engines=answer.engines, warnings=[], raw_bytes=answer.raw_bytes)
+        return Found(
+            hits=merged([_searx_hits(answer)]), engines=answer.engines, warnings=[], raw_bytes=answer.raw_bytes
+        )
     searx, brave = await asyncio.gather(
         ask_searxng(settings.searxng_url, query, time_range, context),
         ask_brave(settings.brave_url, key, query, count, time_range, context),
