@@ -60,7 +60,8 @@ def main(data_dir: str, seconds: str) -> int:
         options = ["-H", f"Authorization: Bearer {key}", "--checks", "all", "--max-time", seconds, "--workers", "2"]
         schema = f"http://127.0.0.1:{port}/openapi.json"
         config = ["--no-color", "--config-file", HERE / "schemathesis.toml"]
-        schemathesis = subprocess.run([BIN / "st", *config, "run", *options, schema])
+        # its working directory gets schemathesis's cache: the run's own data directory, not the checkout
+        schemathesis = subprocess.run([BIN / "st", *config, "run", *options, schema], cwd=data_dir)
         return schemathesis.returncode
     finally:
         for process in (server, model):
