@@ -122,7 +122,11 @@ def test_five_redirects_are_followed_six_are_not_and_private_targets_never(agent
     assert six.json()["error"]["code"] == "TOO_MANY_REDIRECTS"
     private = agent.post("/v1/fetch", json={"url": f"{base}/to-private"})
     assert private.status_code == 403
-    assert private.json()["error"] == {"code": "FETCH_TARGET_REJECTED", "message": "blocked: private address 10.0.0.5"}
+    assert private.json()["error"] == {
+        "code": "FETCH_TARGET_REJECTED",
+        "message": "blocked: private address 10.0.0.5",
+        "details": {"reason": "private address"},
+    }
 
 
 def test_guard_refuses_before_any_connection(agent):
@@ -216,7 +220,11 @@ def test_refusals_say_what_to_try_next_and_recover_finds_the_archive(agent, site
     refused = agent.post("/v1/fetch", json={"url": f"{base}/status/403"})
     assert refused.status_code == 502
     assert refused.json() == {
-        "error": {"code": "UPSTREAM_BLOCKED", "message": "upstream 403 (likely bot-blocked)"},
+        "error": {
+            "code": "UPSTREAM_BLOCKED",
+            "message": "upstream 403 (likely bot-blocked)",
+            "details": {"upstream_status": 403},
+        },
         "hint": "recover",
     }
     recovered = agent.post("/v1/fetch", json={"url": f"{base}/status/429", "recover": True}).json()
@@ -243,6 +251,7 @@ def test_other_upstream_failures(agent, site):
     assert missing.json()["error"] == {
         "code": "FETCH_HTTP_ERROR",
         "message": "upstream 404",
+        "details": {"upstream_status": 404},
     }
     assert "hint" not in missing.json()
     broken = agent.post("/v1/fetch", json={"url": f"{base}/status/500"})

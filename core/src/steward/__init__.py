@@ -26,7 +26,7 @@ from steward.capability import (
     Surface,
 )
 from steward.client import ClientSettings, ClientSettingsError, load_client_settings, server_client
-from steward.codes import Code, http_status
+from steward.codes import Code, OutcomeCode, http_status
 from steward.config import Config, ConfigError, ModelConfig, load_config
 from steward.context import InvocationContext
 from steward.executor import Turn
@@ -78,6 +78,7 @@ __all__ = [
     "ModelUnavailable",
     "Network",
     "Outcome",
+    "OutcomeCode",
     "PendingConfirmation",
     "Plugin",
     "PluginLoadFailed",

@@ -271,9 +271,10 @@ class InvokeEndpoint:
         )
 
 
-class _ErrorBody(msgspec.Struct):
+class _ErrorBody(msgspec.Struct, omit_defaults=True):
     code: str
     message: str
+    details: dict[str, Any] | None = None
 
 
 class _RefusedOutcome(Outcome, kw_only=True):
@@ -286,7 +287,9 @@ def outcome_body(outcome: Outcome) -> tuple[int, bytes]:
     """ok 200, pending 202, denied 200 (a normal answer); refusals and failures by their code."""
     if outcome.status in (Status.REJECTED, Status.FAILED):
         code = outcome.code or Code.INTERNAL_ERROR
-        refused = _RefusedOutcome(**msgspec.structs.asdict(outcome), error=_ErrorBody(code, outcome.message or ""))
+        refused = _RefusedOutcome(
+            **msgspec.structs.asdict(outcome), error=_ErrorBody(code, outcome.message or "", outcome.details)
+        )
         return http_status(code), _encode(refused)
     return (202 if outcome.status is Status.PENDING else 200), _encode(outcome)
 

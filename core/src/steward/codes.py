@@ -1,92 +1,128 @@
-"""Every stable outcome code, with the HTTP status it maps to.
+"""Outcome codes: every code has one home, where it is declared with its HTTP status.
 
-Codes are part of the wire contract: clients branch on them, so a code is never renamed. Plugins
-may raise codes of their own (``CapabilityError("QUOTA_SPENT", …)``); those map to 502 unless
-they are listed here.
+Codes are part of the wire contract: clients branch on them, so a code is never renamed. Core's
+codes are :class:`Code`; a plugin declares its own the same way, as a subclass of
+:class:`OutcomeCode` returned from the ``register_outcome_codes`` hook::
+
+    class QuoteCode(steward.OutcomeCode):
+        QUOTA_SPENT = "QUOTA_SPENT", 429, "The quote service's daily quota is spent."
+
+A member is a ``str``, so it goes wherever a code goes (``CapabilityError(QuoteCode.QUOTA_SPENT,
+…)``, comparisons with ``outcome.code``); the host learns the status once, and every route answers
+with it. A code nobody declared still works, as an upstream failure (502), and is logged.
 """
 
 from __future__ import annotations
 
 import enum
+import logging
 import re
+
+log = logging.getLogger("steward.codes")
 
 CODE_PATTERN = re.compile(r"^[A-Z][A-Z0-9_]{2,63}$")
 
 
-class Code(enum.StrEnum):
+class OutcomeCode(enum.StrEnum):
+    """The base of a family of codes: each member is ``NAME = "NAME", status, "description"``."""
+
+    status: int
+    description: str
+
+    def __new__(cls, value: str, status: int, description: str = "") -> OutcomeCode:
+        if not isinstance(value, str) or not CODE_PATTERN.match(value):
+            raise ValueError(f"outcome code {value!r} must be UPPER_SNAKE_CASE, 3 to 64 characters")
+        if isinstance(status, bool) or not isinstance(status, int) or not 200 <= status <= 599:
+            raise ValueError(f"outcome code {value}: status {status!r} must be an HTTP status from 200 to 599")
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.status = status
+        member.description = description
+        return member
+
+
+class Code(OutcomeCode):
+    """Core's codes, by the stage that answers them."""
+
     # stage 1: resolve
-    CAPABILITY_NOT_FOUND = "CAPABILITY_NOT_FOUND"
+    CAPABILITY_NOT_FOUND = "CAPABILITY_NOT_FOUND", 404, "No capability of that name (or version) is offered here."
     # stage 2: validate
-    INVALID_ARGUMENTS = "INVALID_ARGUMENTS"
+    INVALID_ARGUMENTS = "INVALID_ARGUMENTS", 400, "The arguments do not match the capability's schema."
     # stage 3: policy
-    CAPABILITY_DISABLED = "CAPABILITY_DISABLED"
-    CAPABILITY_NOT_CONFIGURED = "CAPABILITY_NOT_CONFIGURED"
-    ENTITY_NOT_ALLOWLISTED = "ENTITY_NOT_ALLOWLISTED"
-    INVOCATION_LIMIT_EXCEEDED = "INVOCATION_LIMIT_EXCEEDED"
+    CAPABILITY_DISABLED = "CAPABILITY_DISABLED", 403, "The household's policy flag for it is off."
+    CAPABILITY_NOT_CONFIGURED = "CAPABILITY_NOT_CONFIGURED", 409, "It needs settings nobody has made yet."
+    ENTITY_NOT_ALLOWLISTED = "ENTITY_NOT_ALLOWLISTED", 403, "The entity is not on the household's allowlist."
+    INVOCATION_LIMIT_EXCEEDED = "INVOCATION_LIMIT_EXCEEDED", 429, "The turn used up the capability's invocations."
     # stage 4: confirm
-    CONFIRMATION_DENIED = "CONFIRMATION_DENIED"
-    CONFIRMATION_EXPIRED = "CONFIRMATION_EXPIRED"
-    INVALID_CONFIRMATION = "INVALID_CONFIRMATION"
+    CONFIRMATION_DENIED = "CONFIRMATION_DENIED", 200, "The person said no; a normal answer, not an error."
+    CONFIRMATION_EXPIRED = "CONFIRMATION_EXPIRED", 200, "The person did not answer in time; nothing ran."
+    INVALID_CONFIRMATION = "INVALID_CONFIRMATION", 400, "Unknown, spent or foreign confirmation token."
+    TOO_MANY_PENDING = "TOO_MANY_PENDING", 429, "Too many confirmations are waiting for an answer."
     # stage 5: execute
-    TIMEOUT = "TIMEOUT"
-    EXECUTION_FAILED = "EXECUTION_FAILED"
-    UPSTREAM_UNAVAILABLE = "UPSTREAM_UNAVAILABLE"
-    FETCH_TARGET_REJECTED = "FETCH_TARGET_REJECTED"
-    UNSUPPORTED_CONTENT_TYPE = "UNSUPPORTED_CONTENT_TYPE"
+    TIMEOUT = "TIMEOUT", 504, "The handler did not finish within bounds.timeout_seconds."
+    EXECUTION_FAILED = "EXECUTION_FAILED", 502, "The handler raised; the server log has the traceback."
+    UPSTREAM_UNAVAILABLE = "UPSTREAM_UNAVAILABLE", 503, "A service the capability needs did not answer."
+    FETCH_TARGET_REJECTED = "FETCH_TARGET_REJECTED", 403, "The SSRF guard refused the address."
+    UNSUPPORTED_CONTENT_TYPE = "UNSUPPORTED_CONTENT_TYPE", 415, "The content is of a type that is not read."
+    AUDIT_UNAVAILABLE = "AUDIT_UNAVAILABLE", 503, "The audit log cannot be written, so nothing that changes runs."
     # stage 6: result
-    INVALID_RESULT = "INVALID_RESULT"
-    RESULT_TOO_LARGE = "RESULT_TOO_LARGE"
+    INVALID_RESULT = "INVALID_RESULT", 502, "The handler's result does not match its declared schema."
+    RESULT_TOO_LARGE = "RESULT_TOO_LARGE", 502, "The encoded result is above bounds.max_result_bytes."
     # the HTTP surface itself
-    INVALID_REQUEST = "INVALID_REQUEST"
-    POLICY_FILE_CORRUPT = "POLICY_FILE_CORRUPT"
-    UNAUTHORIZED = "UNAUTHORIZED"
-    FORBIDDEN = "FORBIDDEN"
-    NOT_FOUND = "NOT_FOUND"
-    METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
-    PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
-    BUSY = "BUSY"
-    MODEL_UNAVAILABLE = "MODEL_UNAVAILABLE"
-    KEYS_UNAVAILABLE = "KEYS_UNAVAILABLE"
-    AUDIT_UNAVAILABLE = "AUDIT_UNAVAILABLE"
-    TOO_MANY_PENDING = "TOO_MANY_PENDING"
-    SETTINGS_NOT_SAVED = "SETTINGS_NOT_SAVED"
-    INTERNAL_ERROR = "INTERNAL_ERROR"
+    INVALID_REQUEST = "INVALID_REQUEST", 400, "The request body is not what the endpoint takes."
+    POLICY_FILE_CORRUPT = "POLICY_FILE_CORRUPT", 409, "A policy file cannot be read; fix or remove it."
+    UNAUTHORIZED = "UNAUTHORIZED", 401, "No key, or a key that is not known."
+    FORBIDDEN = "FORBIDDEN", 403, "The key lacks the scope the endpoint needs."
+    NOT_FOUND = "NOT_FOUND", 404, "No such endpoint or item."
+    METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED", 405, "The endpoint does not take that method."
+    PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE", 413, "The request body is above the limit."
+    BUSY = "BUSY", 429, "Too many requests at once; retry after the time given."
+    MODEL_UNAVAILABLE = "MODEL_UNAVAILABLE", 503, "The language model did not answer."
+    KEYS_UNAVAILABLE = "KEYS_UNAVAILABLE", 503, "The key file cannot be read, so no key is trusted."
+    SETTINGS_NOT_SAVED = "SETTINGS_NOT_SAVED", 503, "The settings could not be written; nothing changed."
+    INTERNAL_ERROR = "INTERNAL_ERROR", 500, "A bug in Steward; the server log has the traceback."
 
 
-_STATUS: dict[str, int] = {
-    Code.CAPABILITY_NOT_FOUND: 404,
-    Code.INVALID_ARGUMENTS: 400,
-    Code.CAPABILITY_DISABLED: 403,
-    Code.CAPABILITY_NOT_CONFIGURED: 409,
-    Code.ENTITY_NOT_ALLOWLISTED: 403,
-    Code.INVOCATION_LIMIT_EXCEEDED: 429,
-    Code.CONFIRMATION_DENIED: 200,
-    Code.CONFIRMATION_EXPIRED: 200,
-    Code.INVALID_CONFIRMATION: 400,
-    Code.TIMEOUT: 504,
-    Code.EXECUTION_FAILED: 502,
-    Code.UPSTREAM_UNAVAILABLE: 503,
-    Code.FETCH_TARGET_REJECTED: 403,
-    Code.UNSUPPORTED_CONTENT_TYPE: 415,
-    Code.INVALID_RESULT: 502,
-    Code.RESULT_TOO_LARGE: 502,
-    Code.INVALID_REQUEST: 400,
-    Code.POLICY_FILE_CORRUPT: 409,
-    Code.UNAUTHORIZED: 401,
-    Code.FORBIDDEN: 403,
-    Code.NOT_FOUND: 404,
-    Code.METHOD_NOT_ALLOWED: 405,
-    Code.PAYLOAD_TOO_LARGE: 413,
-    Code.BUSY: 429,
-    Code.MODEL_UNAVAILABLE: 503,
-    Code.KEYS_UNAVAILABLE: 503,
-    Code.AUDIT_UNAVAILABLE: 503,
-    Code.TOO_MANY_PENDING: 429,
-    Code.SETTINGS_NOT_SAVED: 503,
-    Code.INTERNAL_ERROR: 500,
-}
+_DECLARED: dict[str, OutcomeCode] = {member.value: member for member in Code}
+_UNDECLARED_SEEN: set[str] = set()
+
+
+def declare(family: type[OutcomeCode]) -> list[str]:
+    """Learn ``family``'s codes; what is wrong with it (a clash, a misnamed member), one line each.
+
+    Codes form one namespace on the wire, so a code a plugin declares must be new, or the very
+    member another declaration already holds (a host built twice in one process).
+    """
+    if not (isinstance(family, type) and issubclass(family, OutcomeCode)):
+        return [f"{family!r} is not a steward.OutcomeCode subclass"]
+    problems = []
+    for member in family:
+        held = _DECLARED.get(member.value)
+        if member.name != member.value:
+            problems.append(f"{family.__name__}.{member.name} must be spelt as its value {member.value!r}")
+        elif held is not None and held is not member:
+            problems.append(
+                f"{member.value} is already declared by {type(held).__name__} (status {held.status});"
+                " reuse that code or pick another name"
+            )
+    if not problems:
+        _DECLARED.update((member.value, member) for member in family)
+    return problems
+
+
+def declared(code: str) -> OutcomeCode | None:
+    """The declaration of ``code``, if any host in this process has learnt it."""
+    if isinstance(code, OutcomeCode):
+        return code
+    return _DECLARED.get(code)
 
 
 def http_status(code: str) -> int:
-    """The HTTP status for ``code``; a plugin's own failure codes are upstream failures (502)."""
-    return _STATUS.get(code, 502)
+    """The HTTP status ``code`` answers with; an undeclared code is an upstream failure (502)."""
+    declaration = declared(code)
+    if declaration is not None:
+        return declaration.status
+    if code not in _UNDECLARED_SEEN:
+        _UNDECLARED_SEEN.add(code)
+        log.warning("outcome code %s was never declared (register_outcome_codes); answering 502", code)
+    return 502

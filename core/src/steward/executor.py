@@ -47,9 +47,11 @@ class Turn:
 
 
 class _Stop(Exception):
-    def __init__(self, stage: Stage, status: Status, code: str, message: str) -> None:
+    def __init__(
+        self, stage: Stage, status: Status, code: str, message: str, details: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
-        self.stage, self.status, self.code, self.message = stage, status, code, message
+        self.stage, self.status, self.code, self.message, self.details = stage, status, code, message, details
 
 
 ContextFactory = Callable[[Registered, Principal, str], InvocationContext]
@@ -206,7 +208,7 @@ class Executor:
             if inspect.isawaitable(rejection):
                 rejection = await rejection
             if isinstance(rejection, Rejection):
-                raise _Stop(Stage.POLICY, Status.REJECTED, rejection.code, rejection.message)
+                raise _Stop(Stage.POLICY, Status.REJECTED, rejection.code, rejection.message, rejection.details)
         if turn is not None:
             used = turn.counts.get(capability.name, 0)
             if used >= capability.bounds.max_invocations_per_turn:
@@ -320,7 +322,7 @@ class Executor:
                 f"{capability.name} did not finish within {capability.bounds.timeout_seconds:g} s",
             ) from None
         except CapabilityError as error:
-            raise _Stop(Stage.EXECUTE, Status.FAILED, error.code, error.message) from None
+            raise _Stop(Stage.EXECUTE, Status.FAILED, error.code, error.message, error.details) from None
         except Exception as error:
             log.exception("%s raised %s", capability.name, type(error).__name__)
             raise _Stop(
@@ -373,6 +375,7 @@ class Executor:
         outcome = self._outcome(entry, name, stop.stage, stop.status, started)
         outcome.code = stop.code
         outcome.message = stop.message
+        outcome.details = stop.details
         return outcome
 
     @staticmethod

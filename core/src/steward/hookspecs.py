@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from steward.auth import Principal
     from steward.capability import Capability
+    from steward.codes import OutcomeCode
     from steward.config import Config
     from steward.health import HealthCheck
     from steward.policy import PolicyFlag
@@ -40,6 +41,15 @@ def register_settings() -> type[msgspec.Struct] | None:
 @hookspec
 def register_policy_flags(config: Config) -> list[PolicyFlag]:
     """The boolean switches this plugin owns; a capability's ``policy_key`` must name one."""
+
+
+@hookspec
+def register_outcome_codes(config: Config) -> list[type[OutcomeCode]]:
+    """The plugin's own outcome codes, as :class:`~steward.OutcomeCode` subclasses.
+
+    Each member names its HTTP status once; every route (invoke, a plugin's own API) answers a
+    refusal or failure with it. A code already declared elsewhere is a load error.
+    """
 
 
 @hookspec

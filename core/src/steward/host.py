@@ -18,6 +18,8 @@ import msgspec
 from steward.audit import AuditLog
 from steward.auth import KeyStore, Principal, bearer_key
 from steward.capability import Capability, InvalidCapability, collecting_declarations
+from steward.codes import OutcomeCode
+from steward.codes import declare as declare_codes
 from steward.config import Config, decode_plugin_settings
 from steward.confirmation import Clock, ConfirmationStore, MemoryConfirmationStore
 from steward.context import InvocationContext
@@ -76,6 +78,7 @@ class Host:
         self.plugins = [plugin for plugin in plugins if self.manager.is_registered(plugin.module)]
         self._decode_settings()
         flags = self._collect_flags()
+        self.outcome_codes = self._collect_outcome_codes()
         self.registry = self._collect_capabilities({flag.name for flag in flags})
         self.health_checks = self._collect_health_checks()
         for error in self.load_errors:
@@ -167,6 +170,7 @@ class Host:
                 version=plugin.version,
                 hooks=hooks_of(self.manager, plugin.module),
                 capabilities=self.registry.of_plugin(plugin.name),
+                outcome_codes=[code.value for code in self.outcome_codes.get(plugin.name, [])],
             )
             for plugin in self.plugins
         ]
@@ -244,6 +248,18 @@ class Host:
                     continue
                 flags[flag.name] = (plugin, flag)
         return [flag for _, flag in flags.values()]
+
+    def _collect_outcome_codes(self) -> dict[str, list[OutcomeCode]]:
+        """Each plugin's declared codes, by plugin; a family that clashes is reported and left out."""
+        codes: dict[str, list[OutcomeCode]] = {}
+        for plugin, declared in call_each(self.manager, "register_outcome_codes", config=self.config):
+            for family in self._items(plugin, "register_outcome_codes", declared, type):
+                problems = declare_codes(family)
+                for problem in problems:
+                    self._fail(plugin, f"outcome codes: {problem}")
+                if not problems:
+                    codes.setdefault(plugin, []).extend(family)
+        return codes
 
     def _collect_capabilities(self, flag_names: set[str]) -> Registry:
         """Every valid declaration of every plugin; each invalid one is reported on its own."""

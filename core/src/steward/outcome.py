@@ -53,6 +53,9 @@ class Outcome(msgspec.Struct, kw_only=True):
     result: Any = None
     pending_confirmation: PendingConfirmation | None = None
     duration_ms: float = 0.0
+    details: dict[str, Any] | None = None
+    """Facts about a refusal or failure that a client or a route branches on (an upstream's HTTP
+    status, which guard rule refused), so nothing has to parse ``message``."""
 
     @property
     def ok(self) -> bool:
@@ -60,10 +63,11 @@ class Outcome(msgspec.Struct, kw_only=True):
 
 
 class Rejection(msgspec.Struct, frozen=True):
-    """A ``policy_check``'s refusal at stage 3, e.g. ``Rejection("ENTITY_NOT_ALLOWLISTED", …)``."""
+    """A ``policy_check``'s refusal at stage 3, e.g. ``Rejection(Code.ENTITY_NOT_ALLOWLISTED, …)``."""
 
     code: str
     message: str
+    details: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if not CODE_PATTERN.match(self.code):
@@ -73,14 +77,17 @@ class Rejection(msgspec.Struct, frozen=True):
 class CapabilityError(Exception):
     """Raised by a handler for a failure the caller should see with its own code.
 
-    The message reaches the caller and the model, so it must say what went wrong without
-    carrying secrets or page content; any other exception is reported as ``EXECUTION_FAILED``
-    with only its type name.
+    ``code`` is one of :class:`~steward.Code` or of the plugin's own declared codes (it answers
+    with the status declared there). The message reaches the caller and the model, so it must say
+    what went wrong without carrying secrets or page content; ``details`` (JSON values) carry what
+    a program branches on. Any other exception is reported as ``EXECUTION_FAILED`` with only its
+    type name.
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, *, details: dict[str, Any] | None = None) -> None:
         if not CODE_PATTERN.match(code):
             raise ValueError(f"error code {code!r} must be UPPER_SNAKE_CASE")
         super().__init__(message)
         self.code = code
         self.message = message
+        self.details = details

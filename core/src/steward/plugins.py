@@ -43,6 +43,7 @@ class PluginInfo(msgspec.Struct, kw_only=True):
     version: str | None
     hooks: list[str]
     capabilities: list[str]
+    outcome_codes: list[str]
 
 
 def discover(selection: PluginsConfig) -> tuple[list[Plugin], list[LoadError]]:

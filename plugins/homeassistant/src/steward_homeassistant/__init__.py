@@ -7,6 +7,7 @@ import steward
 from steward_homeassistant.capabilities import capabilities
 from steward_homeassistant.cli import homeassistant
 from steward_homeassistant.client import HomeAssistantClient
+from steward_homeassistant.codes import HomeAssistantCode
 from steward_homeassistant.household import read_settings, read_token
 from steward_homeassistant.routes import routes
 
@@ -32,6 +33,11 @@ def register_policy_flags() -> list[steward.PolicyFlag]:
             key="enabled",
         )
     ]
+
+
+@steward.hookimpl
+def register_outcome_codes() -> list[type[steward.OutcomeCode]]:
+    return [HomeAssistantCode]
 
 
 @steward.hookimpl

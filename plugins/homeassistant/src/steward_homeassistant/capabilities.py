@@ -17,6 +17,7 @@ import msgspec
 
 import steward
 from steward_homeassistant.client import HomeAssistantClient
+from steward_homeassistant.codes import HomeAssistantCode
 from steward_homeassistant.household import read_settings, read_token
 
 TEXT_CAP = 120
@@ -81,11 +82,11 @@ def check_configured(arguments: Any, context: steward.InvocationContext) -> stew
     settings = read_settings(context.data_dir)
     if not settings.base_url or not read_token(context.data_dir):
         return steward.Rejection(
-            "CAPABILITY_NOT_CONFIGURED", "Home Assistant is enabled but has no base URL or access token yet"
+            steward.Code.CAPABILITY_NOT_CONFIGURED, "Home Assistant is enabled but has no base URL or access token yet"
         )
     entity_id = getattr(arguments, "entity_id", None)
     if entity_id is not None and not settings.allows(entity_id):
-        return steward.Rejection("ENTITY_NOT_ALLOWLISTED", "that entity is not on the household's allowlist")
+        return steward.Rejection(steward.Code.ENTITY_NOT_ALLOWLISTED, "that entity is not on the household's allowlist")
     return None
 
 
@@ -120,7 +121,8 @@ async def get_history(arguments: HistoryArguments, context: steward.InvocationCo
     rows = await client.history(entity_id, start, end)
     if not rows and await client.state(entity_id) is None:
         raise steward.CapabilityError(
-            "ENTITY_NOT_FOUND", f"Home Assistant has no entity {entity_id} any more (removed or renamed?)"
+            HomeAssistantCode.ENTITY_NOT_FOUND,
+            f"Home Assistant has no entity {entity_id} any more (removed or renamed?)",
         )
     state_at_start = None
     changes = []

@@ -87,7 +87,7 @@ class HomeAssistantClient:
         response = await self._send(path, {"Authorization": f"Bearer {self._token}", "Accept": "application/json"})
         if response.status_code == 401:
             raise steward.CapabilityError(
-                "UPSTREAM_UNAVAILABLE",
+                steward.Code.UPSTREAM_UNAVAILABLE,
                 f"Home Assistant at {self.base_url} rejected the access token (401): set a valid long-lived token",
             )
         if response.status_code == 404 and missing_ok:
@@ -100,4 +100,4 @@ class HomeAssistantClient:
             raise self._failure("answered with something that is not JSON") from None
 
     def _failure(self, what: str) -> steward.CapabilityError:
-        return steward.CapabilityError("UPSTREAM_UNAVAILABLE", f"Home Assistant at {self.base_url} {what}")
+        return steward.CapabilityError(steward.Code.UPSTREAM_UNAVAILABLE, f"Home Assistant at {self.base_url} {what}")

@@ -41,9 +41,11 @@ def routes(config: steward.Config) -> list[Route]:
         try:
             change_settings(data_dir, change)
         except SettingsProblem as problem:
-            raise steward.ApiError("INVALID_REQUEST", str(problem)) from None
+            raise steward.ApiError(steward.Code.INVALID_REQUEST, str(problem)) from None
         except OSError as error:
-            raise steward.ApiError("SETTINGS_NOT_SAVED", f"settings not saved: {error.strerror or error}") from None
+            raise steward.ApiError(
+                steward.Code.SETTINGS_NOT_SAVED, f"settings not saved: {error.strerror or error}"
+            ) from None
         return steward.json_response(settings_view(data_dir))
 
     @steward.require_scope("settings")

@@ -8,6 +8,7 @@ from starlette.routing import BaseRoute
 
 import steward
 from steward_websearch.cli import extract_command, fetch_command, search_command, websearch_group
+from steward_websearch.codes import WebsearchCode
 from steward_websearch.fetch_capability import fetch_capability
 from steward_websearch.firecrawl import firecrawl_routes
 from steward_websearch.search import search_capability, searxng_health
@@ -28,6 +29,11 @@ def register_settings() -> type[WebsearchSettings]:
 @steward.hookimpl
 def register_policy_flags() -> list[steward.PolicyFlag]:
     return [WEB_SEARCH_FLAG]
+
+
+@steward.hookimpl
+def register_outcome_codes() -> list[type[steward.OutcomeCode]]:
+    return [WebsearchCode]
 
 
 @steward.hookimpl

@@ -82,4 +82,4 @@ async def ask_brave(
 
 
 def _failure(message: str) -> steward.CapabilityError:
-    return steward.CapabilityError("UPSTREAM_UNAVAILABLE", message)
+    return steward.CapabilityError(steward.Code.UPSTREAM_UNAVAILABLE, message)

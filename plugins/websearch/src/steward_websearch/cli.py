@@ -52,12 +52,6 @@ class ExitCode(enum.IntEnum):
     AUTH = 4  # no key, a wrong key, or a key without the service
 
 
-_UPSTREAM_CODES = frozenset(
-    {"UPSTREAM_BLOCKED", "UPSTREAM_UNAVAILABLE", "FETCH_HTTP_ERROR", "TIMEOUT", "TOO_MANY_REDIRECTS", "TLS_FAILED"}
-    | {"DNS_RESOLUTION_FAILED", "UNSUPPORTED_CONTENT_TYPE", "INVALID_CONTENT", "EXECUTION_FAILED"}
-)
-
-
 @click.command("fetch")
 @click.argument("url")
 @click.option("--question", "-q", help="What you want from the page (focuses --mode digest).")
@@ -152,11 +146,11 @@ def _call(path: str, payload: dict[str, object]) -> dict:
 
 
 def _exit_code(status: int, code: str) -> ExitCode:
-    if status == 401 or code == "FORBIDDEN":
+    if status == 401 or code == steward.Code.FORBIDDEN:
         return ExitCode.AUTH
-    if code == "FETCH_TARGET_REJECTED":
+    if code == steward.Code.FETCH_TARGET_REJECTED:
         return ExitCode.REFUSED
-    if code in _UPSTREAM_CODES or status in (502, 503, 504):
+    if status >= 500 or code == steward.Code.UNSUPPORTED_CONTENT_TYPE:
         return ExitCode.UPSTREAM
     return ExitCode.FAILED
 

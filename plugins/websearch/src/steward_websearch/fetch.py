@@ -26,6 +26,7 @@ import httpx
 import msgspec
 
 import steward
+from steward_websearch.codes import WebsearchCode
 from steward_websearch.guard import Guard, TargetRejected
 
 ACCEPT = "text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,text/*;q=0.5"
@@ -96,7 +97,7 @@ class GuardedNetworkBackend(httpcore.AsyncNetworkBackend):
         raise failure
 
     async def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options=None):
-        raise TargetRejected("blocked: unix sockets are never fetched")
+        raise TargetRejected("blocked: unix sockets are never fetched", "unix socket")
 
     async def sleep(self, seconds: float) -> None:
         await self.inner.sleep(seconds)
@@ -153,7 +154,7 @@ def _decoders(content_encoding: str) -> list[_BoundedInflate]:
         elif encoding == "deflate":
             decoders.append(_BoundedInflate(zlib.MAX_WBITS))
         elif encoding != "identity":
-            raise FetchFailed("UNSUPPORTED_CONTENT_TYPE", f"unsupported content-encoding {encoding!r}")
+            raise FetchFailed(steward.Code.UNSUPPORTED_CONTENT_TYPE, f"unsupported content-encoding {encoding!r}")
     return decoders
 
 
@@ -169,7 +170,7 @@ async def read_capped(response: httpx.Response, limit: int) -> tuple[bytes, bool
             for decoder in decoders:
                 data = decoder.decode(data, limit - len(body) + 1)
         except zlib.error:
-            raise FetchFailed("EXECUTION_FAILED", "the response body is not validly compressed") from None
+            raise FetchFailed(steward.Code.EXECUTION_FAILED, "the response body is not validly compressed") from None
         body += data
         if len(body) > limit or wire > limit:
             return bytes(body[:limit]), True, wire
@@ -208,14 +209,18 @@ class Fetcher:
         except TargetRejected:
             raise
         except TimeoutError:
-            raise FetchFailed("TIMEOUT", f"the fetch took longer than {self.limits.total_seconds:g} s") from None
+            raise FetchFailed(
+                steward.Code.TIMEOUT, f"the fetch took longer than {self.limits.total_seconds:g} s"
+            ) from None
         except httpx.TimeoutException as error:
-            raise FetchFailed("TIMEOUT", f"the site did not answer in time ({type(error).__name__})") from None
+            raise FetchFailed(
+                steward.Code.TIMEOUT, f"the site did not answer in time ({type(error).__name__})"
+            ) from None
         except httpx.ConnectError as error:
             raise FetchFailed(*_connect_failure(error)) from None
         except httpx.HTTPError as error:
             raise FetchFailed(
-                "UPSTREAM_UNAVAILABLE", f"the site broke off the response ({type(error).__name__})"
+                steward.Code.UPSTREAM_UNAVAILABLE, f"the site broke off the response ({type(error).__name__})"
             ) from None
         return FetchedPage(
             url=url,
@@ -240,7 +245,7 @@ class Fetcher:
             if _origin(target) != _origin(current):
                 sent = {key: value for key, value in sent.items() if key.lower() not in CREDENTIAL_HEADERS}
             current = target
-        raise FetchFailed("TOO_MANY_REDIRECTS", f"more than {self.limits.max_redirects} redirects")
+        raise FetchFailed(WebsearchCode.TOO_MANY_REDIRECTS, f"more than {self.limits.max_redirects} redirects")
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -255,10 +260,10 @@ def _connect_failure(error: httpx.ConnectError) -> tuple[str, str]:
     """(code, message) for a failed connection; TLS failures have a code of their own."""
     text = str(error)
     if "CERTIFICATE_VERIFY_FAILED" in text or "SSL" in text:
-        return "TLS_FAILED", "the site's TLS certificate could not be verified"
+        return WebsearchCode.TLS_FAILED, "the site's TLS certificate could not be verified"
     if "Name or service not known" in text or "nodename" in text:
-        return "UPSTREAM_UNAVAILABLE", "the site's name does not resolve"
-    return "UPSTREAM_UNAVAILABLE", "could not connect to the site"
+        return steward.Code.UPSTREAM_UNAVAILABLE, "the site's name does not resolve"
+    return steward.Code.UPSTREAM_UNAVAILABLE, "could not connect to the site"
 
 
 _fetchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[object, Fetcher]] = weakref.WeakKeyDictionary()

@@ -16,6 +16,7 @@ from typing import Annotated
 import msgspec
 
 import steward
+from steward_websearch.codes import WebsearchCode
 from steward_websearch.extract import Document, InvalidContent, UnsupportedContent, extract, media_type
 from steward_websearch.fetch import FetchFailed, fetcher_for
 from steward_websearch.guard import TargetRejected
@@ -64,8 +65,10 @@ async def fetch(arguments: FetchArguments, context: steward.InvocationContext) -
             retrieved_at=now,
         )
     if page.status >= 400 or page.status < 200:
-        code = "UPSTREAM_UNAVAILABLE" if page.status >= 500 else "FETCH_HTTP_ERROR"
-        raise steward.CapabilityError(code, f"the page answered HTTP {page.status}")
+        code = steward.Code.UPSTREAM_UNAVAILABLE if page.status >= 500 else WebsearchCode.FETCH_HTTP_ERROR
+        raise steward.CapabilityError(
+            code, f"the page answered HTTP {page.status}", details={"upstream_status": page.status}
+        )
     document = await extract_isolated(context, page.body, url=arguments.url, content_type=page.content_type)
     result = FetchResult(
         url=arguments.url,
@@ -102,15 +105,19 @@ def reported_as_failures() -> Iterator[None]:
     try:
         yield
     except TargetRejected as error:
-        raise steward.CapabilityError("FETCH_TARGET_REJECTED", str(error)) from None
+        raise steward.CapabilityError(
+            steward.Code.FETCH_TARGET_REJECTED, str(error), details={"reason": error.reason}
+        ) from None
     except FetchFailed as error:
         raise steward.CapabilityError(error.code, error.message) from None
     except UnsupportedContent as error:
-        raise steward.CapabilityError("UNSUPPORTED_CONTENT_TYPE", str(error)) from None
+        raise steward.CapabilityError(steward.Code.UNSUPPORTED_CONTENT_TYPE, str(error)) from None
     except InvalidContent as error:
-        raise steward.CapabilityError("INVALID_CONTENT", str(error)) from None
+        raise steward.CapabilityError(WebsearchCode.INVALID_CONTENT, str(error)) from None
     except steward.IsolatedJobFailed as error:
-        raise steward.CapabilityError("EXTRACTION_FAILED", f"the content could not be processed: {error}") from None
+        raise steward.CapabilityError(
+            WebsearchCode.EXTRACTION_FAILED, f"the content could not be processed: {error}"
+        ) from None
 
 
 def fit_text(text: str, budget: int) -> tuple[str, bool]:

@@ -30,23 +30,17 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 import steward
+from steward_websearch.codes import WebsearchCode
 from steward_websearch.service_api import ServiceGate
 
 FORMATS = {"markdown": None, "html": "html", "rawHtml": "raw_html", "links": "links"}
 TBS_RANGES = {"qdr:d": "day", "qdr:w": "week", "qdr:m": "month", "qdr:y": "year"}
 MAX_SEARCH_LIMIT = 20
 
-# Outcome codes by the status the SDK maps to the right exception; every other code is a 500.
-_STATUS = {
-    "INVALID_ARGUMENTS": 400,
-    "JQ_FAILED": 400,
-    "JQ_NOT_APPLICABLE": 400,
-    "FETCH_TARGET_REJECTED": 403,
-    "UPSTREAM_BLOCKED": 403,
-    "CAPABILITY_DISABLED": 403,
-    "TIMEOUT": 408,
+_CODES = {
+    WebsearchCode.DNS_RESOLUTION_FAILED: "SCRAPE_DNS_RESOLUTION_ERROR",
+    WebsearchCode.TLS_FAILED: "SCRAPE_SSL_ERROR",
 }
-_CODES = {"DNS_RESOLUTION_FAILED": "SCRAPE_DNS_RESOLUTION_ERROR", "TLS_FAILED": "SCRAPE_SSL_ERROR"}
 
 
 FormatName = Literal["markdown", "html", "rawHtml", "links"]
@@ -143,11 +137,23 @@ def _answering(render: Callable[[Any, View], dict[str, Any]]) -> Callable[[stewa
     def answer(outcome: steward.Outcome, view: View) -> Response:
         if outcome.status is steward.Status.OK:
             return steward.json_response(render(outcome.result, view))
-        code = outcome.code or "INTERNAL_ERROR"
-        hint = ("browser" if view.recover else "recover") if code == "UPSTREAM_BLOCKED" else None
-        return _error(outcome.message or code, _STATUS.get(code, 500), _CODES.get(code), hint)
+        code = outcome.code or steward.Code.INTERNAL_ERROR
+        hint = ("browser" if view.recover else "recover") if code == WebsearchCode.UPSTREAM_BLOCKED else None
+        return _error(outcome.message or code, firecrawl_status(code), _CODES.get(code), hint)
 
     return answer
+
+
+def firecrawl_status(code: str) -> int:
+    """The status Firecrawl answers a failure with, which its SDKs turn into the right exception:
+    a client error keeps its declared 4xx, a refusing site is Firecrawl's 403, a timeout its 408,
+    and everything else its 500."""
+    if code == WebsearchCode.UPSTREAM_BLOCKED:
+        return 403
+    if code == steward.Code.TIMEOUT:
+        return 408
+    status = steward.http_status(code)
+    return status if 400 <= status < 500 else 500
 
 
 def _refusal(code: str, message: str, status: int) -> Response:

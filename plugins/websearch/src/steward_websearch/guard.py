@@ -76,11 +76,20 @@ _FORBIDDEN_IN_URL = re.compile(r"[\x00-\x20\x7f\\]")
 
 
 class TargetRejected(Exception):
-    """A destination the guard refuses; the message says why (``blocked: private address 10.0.0.5``)."""
+    """A destination the guard refuses; the message says why (``blocked: private address 10.0.0.5``)
+    and ``reason`` which rule, without the address (``private address``, ``port``, ``url``), for
+    metrics and clients that branch on it."""
+
+    def __init__(self, message: str, reason: str = "url") -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class UnresolvableHost(TargetRejected):
     """A name with no usable DNS answer: refused like any target, but a client may want to tell it apart."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "dns")
 
 
 @dataclass(frozen=True)
@@ -132,7 +141,7 @@ class Guard:
             raise TargetRejected("blocked: the URL names no host")
         port = parsed.port if parsed.port is not None else (443 if parsed.scheme == "https" else 80)
         if port not in self.allowed_ports:
-            raise TargetRejected(f"blocked: port {port} is not allowed")
+            raise TargetRejected(f"blocked: port {port} is not allowed", "port")
         if host.startswith("["):
             host = host[1:-1]
         ip = _ip_literal(host)
@@ -158,7 +167,7 @@ class Guard:
             return
         reason = refusal_reason(address)
         if reason is not None:
-            raise TargetRejected(f"blocked: {reason} {address}")
+            raise TargetRejected(f"blocked: {reason} {address}", reason)
 
     async def resolve(self, host: str, port: int, resolver: Resolver | None = None) -> list[str]:
         ip = _ip_literal(host.strip("[]"))
@@ -179,7 +188,7 @@ class Guard:
             try:
                 self.check_address(answer)
             except TargetRejected as error:
-                raise TargetRejected(f"{error} (an address of {host})") from None
+                raise TargetRejected(f"{error} (an address of {host})", error.reason) from None
         return list(dict.fromkeys(answers))
 
 

@@ -112,7 +112,7 @@ async def find(query: str, time_range: str | None, context: steward.InvocationCo
             raise outcome
     if isinstance(searx, steward.CapabilityError) and isinstance(brave, steward.CapabilityError):
         raise steward.CapabilityError(
-            "UPSTREAM_UNAVAILABLE", f"both search backends failed: {searx.message}; {brave.message}"
+            steward.Code.UPSTREAM_UNAVAILABLE, f"both search backends failed: {searx.message}; {brave.message}"
         )
     warnings = [
         f"one search backend failed: {failed.message}" for failed in (searx, brave) if isinstance(failed, Exception)
@@ -205,10 +205,12 @@ async def ask_searxng(
         try:
             response = await client.get(f"{base}/search", params=parameters)
         except httpx.TimeoutException:
-            raise steward.CapabilityError("UPSTREAM_UNAVAILABLE", f"SearXNG at {base} did not answer in time") from None
+            raise steward.CapabilityError(
+                steward.Code.UPSTREAM_UNAVAILABLE, f"SearXNG at {base} did not answer in time"
+            ) from None
         except httpx.HTTPError as error:
             raise steward.CapabilityError(
-                "UPSTREAM_UNAVAILABLE", f"SearXNG at {base} cannot be reached ({type(error).__name__})"
+                steward.Code.UPSTREAM_UNAVAILABLE, f"SearXNG at {base} cannot be reached ({type(error).__name__})"
             ) from None
         answer = _answer(response, base)
         answer.engines = sorted({_engine_name(item) for item in answer.unresponsive_engines})
@@ -232,13 +234,13 @@ async def _refuse_unless_some_engine_answered(client: httpx.AsyncClient, base: s
     enabled = await _enabled_engines(client, base)
     if enabled is None:
         raise steward.CapabilityError(
-            "UPSTREAM_UNAVAILABLE",
+            steward.Code.UPSTREAM_UNAVAILABLE,
             f"no results, and these engines failed: {', '.join(failed)}; SearXNG's /config did not say "
             "whether any other engine answered",
         )
     if not enabled - set(failed):
         raise steward.CapabilityError(
-            "UPSTREAM_UNAVAILABLE",
+            steward.Code.UPSTREAM_UNAVAILABLE,
             f"every search engine failed ({', '.join(failed)}); this is not an empty result",
         )
 
@@ -269,12 +271,12 @@ class _SearxConfig(msgspec.Struct):
 def _answer(response: httpx.Response, base: str) -> SearxAnswer:
     if response.status_code == 403:
         raise steward.CapabilityError(
-            "UPSTREAM_UNAVAILABLE",
+            steward.Code.UPSTREAM_UNAVAILABLE,
             f"SearXNG at {base} refuses JSON: add json to search.formats in its settings.yml",
         )
     if response.status_code == 429:
         raise steward.CapabilityError(
-            "UPSTREAM_UNAVAILABLE",
+            steward.Code.UPSTREAM_UNAVAILABLE,
             f"SearXNG at {base} rate-limited the request: its limiter is on "
             "(server.limiter: false suits a private instance)",
         )
@@ -283,14 +285,18 @@ def _answer(response: httpx.Response, base: str) -> SearxAnswer:
             reason = response.json().get("error", "bad request")
         except ValueError:
             reason = "bad request"
-        raise steward.CapabilityError("UPSTREAM_UNAVAILABLE", f"SearXNG refused the query: {str(reason)[:200]}")
+        raise steward.CapabilityError(
+            steward.Code.UPSTREAM_UNAVAILABLE, f"SearXNG refused the query: {str(reason)[:200]}"
+        )
     if response.status_code != 200:
-        raise steward.CapabilityError("UPSTREAM_UNAVAILABLE", f"SearXNG at {base} answered HTTP {response.status_code}")
+        raise steward.CapabilityError(
+            steward.Code.UPSTREAM_UNAVAILABLE, f"SearXNG at {base} answered HTTP {response.status_code}"
+        )
     try:
         return msgspec.json.decode(response.content, type=SearxAnswer)
     except (msgspec.DecodeError, msgspec.ValidationError):
         raise steward.CapabilityError(
-            "UPSTREAM_UNAVAILABLE", f"SearXNG at {base} did not answer with search JSON"
+            steward.Code.UPSTREAM_UNAVAILABLE, f"SearXNG at {base} did not answer with search JSON"
         ) from None
 
 

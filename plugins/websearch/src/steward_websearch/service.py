@@ -20,6 +20,7 @@ import msgspec
 
 import steward
 from steward_websearch.archives import NoSnapshot, Snapshot, recover
+from steward_websearch.codes import WebsearchCode
 from steward_websearch.digest import DigestUnavailable, digest
 from steward_websearch.extract import (
     Document,
@@ -148,7 +149,7 @@ async def serve_fetch(arguments: ServiceFetchArguments, context: steward.Invocat
             return await _serve_fetch(arguments, context)
     except TimeoutError:
         raise steward.CapabilityError(
-            "TIMEOUT", f"the fetch took longer than the {arguments.timeout:g} s asked for"
+            steward.Code.TIMEOUT, f"the fetch took longer than the {arguments.timeout:g} s asked for"
         ) from None
 
 
@@ -272,21 +273,26 @@ async def _fetch(arguments: ServiceFetchArguments, settings: WebsearchSettings) 
         try:
             page = await fetcher.follow(arguments.url)
         except UnresolvableHost as error:
-            raise steward.CapabilityError("DNS_RESOLUTION_FAILED", str(error)) from None
+            raise steward.CapabilityError(
+                WebsearchCode.DNS_RESOLUTION_FAILED, str(error), details={"reason": error.reason}
+            ) from None
     if 200 <= page.status < 300:
         return page, None
     if not looks_blocked(page) and arguments.error_pages:
         return page, None
     if not looks_blocked(page):
-        code = "UPSTREAM_UNAVAILABLE" if page.status >= 500 else "FETCH_HTTP_ERROR"
-        raise steward.CapabilityError(code, f"upstream {page.status}")
+        code = steward.Code.UPSTREAM_UNAVAILABLE if page.status >= 500 else WebsearchCode.FETCH_HTTP_ERROR
+        raise steward.CapabilityError(code, f"upstream {page.status}", details={"upstream_status": page.status})
     refusal = f"upstream {page.status} (likely bot-blocked)"
+    upstream = {"upstream_status": page.status}
     if not arguments.recover:
-        raise steward.CapabilityError("UPSTREAM_BLOCKED", refusal)
+        raise steward.CapabilityError(WebsearchCode.UPSTREAM_BLOCKED, refusal, details=upstream)
     try:
         return await recover(fetcher, page.final_url, settings.recover)
     except NoSnapshot as error:
-        raise steward.CapabilityError("UPSTREAM_BLOCKED", f"{refusal}; no archived copy either ({error})") from None
+        raise steward.CapabilityError(
+            WebsearchCode.UPSTREAM_BLOCKED, f"{refusal}; no archived copy either ({error})", details=upstream
+        ) from None
 
 
 def looks_blocked(page: FetchedPage) -> bool:
@@ -307,13 +313,15 @@ async def _jq(page: _Page, program: str, context: steward.InvocationContext) -> 
     """The caller's program over the page, in an isolated worker: no environment, no files, limits."""
     kind, charset = media_type(page.content_type)
     if not is_json(kind):
-        raise steward.CapabilityError("JQ_NOT_APPLICABLE", f"jq applies to JSON, and this is {page.content_type!r}")
+        raise steward.CapabilityError(
+            WebsearchCode.JQ_NOT_APPLICABLE, f"jq applies to JSON, and this is {page.content_type!r}"
+        )
     try:
         return await context.isolated.run(run_program, program, json_text(page.body, charset), result_type=str)
     except InvalidContent as error:
-        raise steward.CapabilityError("JQ_FAILED", str(error)) from None
+        raise steward.CapabilityError(WebsearchCode.JQ_FAILED, str(error)) from None
     except steward.IsolatedJobFailed as error:
-        raise steward.CapabilityError("JQ_FAILED", f"jq: the program was stopped: {error}") from None
+        raise steward.CapabilityError(WebsearchCode.JQ_FAILED, f"jq: the program was stopped: {error}") from None
 
 
 def fit_tokens(text: str, max_tokens: int) -> tuple[str, bool]:
@@ -332,7 +340,7 @@ def check_jq(arguments: ServiceFetchArguments, context: steward.InvocationContex
         try:
             check_program(arguments.jq)
         except InvalidContent as error:
-            return steward.Rejection("INVALID_ARGUMENTS", str(error))
+            return steward.Rejection(steward.Code.INVALID_ARGUMENTS, str(error))
     return None
 
 

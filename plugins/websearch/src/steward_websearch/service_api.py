@@ -22,17 +22,9 @@ from starlette.routing import Route
 import steward
 from steward_websearch import telemetry
 from steward_websearch.admission import Admission, Busy
+from steward_websearch.codes import WebsearchCode
 from steward_websearch.service import ServiceFetchArguments, ServiceSearchArguments
 from steward_websearch.settings import WebsearchSettings
-
-# Codes of the service's own failures, by the status the native API answers them with.
-_STATUS = {
-    "JQ_FAILED": 400,
-    "JQ_NOT_APPLICABLE": 400,
-    "UPSTREAM_BLOCKED": 502,
-    "FETCH_HTTP_ERROR": 502,
-    "DNS_RESOLUTION_FAILED": 502,
-}
 
 
 class Refused(Exception):
@@ -157,13 +149,17 @@ def native_response(outcome: steward.Outcome, hint: str) -> Response:
     if outcome.status is steward.Status.OK:
         return steward.json_response(outcome.result)
     code = outcome.code or steward.Code.INTERNAL_ERROR
-    status = _STATUS.get(code) or steward.http_status(code)
-    return error_body(code, outcome.message or "", status, hint if code == "UPSTREAM_BLOCKED" else None)
+    hint = hint if code == WebsearchCode.UPSTREAM_BLOCKED else None
+    return error_body(code, outcome.message or "", steward.http_status(code), hint, outcome.details)
 
 
-def error_body(code: str, message: str, status: int, hint: str | None = None) -> Response:
+def error_body(
+    code: str, message: str, status: int, hint: str | None = None, details: dict[str, Any] | None = None
+) -> Response:
     """The standard error shape; refusals an agent can work around add what to try next."""
     body: dict[str, Any] = {"error": {"code": code, "message": message}}
+    if details is not None:
+        body["error"]["details"] = details
     if hint is not None:
         body["hint"] = hint
     return steward.json_response(body, status)

@@ -7,11 +7,11 @@ name and the target by its host; metrics are counts by route, status, reason and
 from __future__ import annotations
 
 import logging
-import re
 
 from prometheus_client import Counter
 
 import steward
+from steward_websearch.codes import WebsearchCode
 
 log = logging.getLogger("steward.plugins.websearch.service")
 
@@ -26,17 +26,6 @@ UPSTREAM_REFUSALS = Counter(
 )
 MAX_HOST_LABELS = 200
 _hosts_seen: set[str] = set()
-_UPSTREAM_STATUS = re.compile(r"^upstream (\d{3})")
-
-
-def guard_reason(message: str) -> str:
-    """``blocked: private address 10.0.0.5`` → ``private address``: the kind, without the address."""
-    words = []
-    for word in message.removeprefix("blocked: ").split(" (", 1)[0].split():
-        if any(character.isdigit() for character in word) or word.startswith(("'", '"', "[")):
-            break
-        words.append(word)
-    return " ".join(words) or "other"
 
 
 def _host_label(host: str) -> str:
@@ -64,13 +53,16 @@ def observe(route: str, key: str, host: str, status: int, outcome: steward.Outco
                 FETCHED_BYTES.inc(source.bytes)
             if result.mode == "clean" and any(warning.startswith("digest unavailable") for warning in result.warnings):
                 DIGEST_FALLBACKS.inc()
-    elif outcome is not None and outcome.code in ("FETCH_TARGET_REJECTED", "DNS_RESOLUTION_FAILED"):
-        reason = "dns" if outcome.code == "DNS_RESOLUTION_FAILED" else guard_reason(outcome.message or "")
+    elif outcome is not None and outcome.code in (
+        steward.Code.FETCH_TARGET_REJECTED,
+        WebsearchCode.DNS_RESOLUTION_FAILED,
+    ):
+        reason = (outcome.details or {}).get("reason", "other")
         verdict = f"blocked ({reason})"
         GUARD_BLOCKS.labels(reason).inc()
-    elif outcome is not None and outcome.code == "UPSTREAM_BLOCKED":
-        match = _UPSTREAM_STATUS.match(outcome.message or "")
-        UPSTREAM_REFUSALS.labels(_host_label(host), match.group(1) if match else "?").inc()
+    elif outcome is not None and outcome.code == WebsearchCode.UPSTREAM_BLOCKED:
+        status = (outcome.details or {}).get("upstream_status", "?")
+        UPSTREAM_REFUSALS.labels(_host_label(host), str(status)).inc()
     log.info(
         "service %s key=%s host=%s status=%d bytes=%d tokens=%d/%d cache=%s guard=%s",
         route,
