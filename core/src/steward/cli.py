@@ -35,6 +35,7 @@ from steward.files import InUse, hold_exclusively, remove_orphaned_temporaries, 
 from steward.host import Host, PluginLoadFailed
 from steward.outcome import Outcome, Status
 from steward.plugins import call_each, describe, discover, plugin_manager
+from steward.scaffold import ScaffoldError, placeholders, render
 
 log = logging.getLogger("steward.cli")
 
@@ -380,6 +381,28 @@ def policy_set(flag: str, value: bool) -> None:
     click.echo(f"{flag} = {'true' if value else 'false'}")
 
 
+@cli.command("new-plugin")
+@click.argument("name")
+@click.option(
+    "--directory",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Where to write the package (default ./steward-NAME).",
+)
+def new_plugin(name: str, directory: Path | None) -> None:
+    """Write a ready plugin package NAME: one capability, its tests, pyproject, README, CI workflow.
+
+    NAME is the plugin's name and its capabilities' family (``chores`` → ``chores.greet``).
+    """
+    destination = directory or Path(placeholders(name)["__DISTRIBUTION__"])
+    try:
+        written = render(name, destination)
+    except ScaffoldError as error:
+        raise click.ClickException(str(error)) from None
+    for path in written:
+        click.echo(f"wrote {path}")
+    click.echo(f"\nnext: cd {destination} && pip install -e '.[test]' && pytest")
+
+
 @cli.command()
 @click.option("--url", default="http://127.0.0.1:8092", show_default=True, help="The Steward server.")
 def login(url: str) -> None:
@@ -473,8 +496,7 @@ def dev_model(bind_host: str, port: int) -> None:
     """Serve a scripted OpenAI-compatible model for demos and tests (answers by rules, no weights).
 
     'search "x"' proposes web.search, 'fetch URL' web.fetch, 'health' system.health,
-    'entities' home_assistant.list_entities, 'quote about X' example.quote (the plugin template);
-    after tool results it quotes them.
+    'entities' or 'sensors' home_assistant.list_entities; after tool results it quotes them.
     """
     import uvicorn
 

@@ -189,7 +189,6 @@ DEFAULT_RULES = (
     Rule(r"\bfetch (\S+)", calls=[("web.fetch", {"url": "{1}"})]),
     Rule(r"\bhealth\b", calls=[("system.health", {})]),
     Rule(r"\b(?:entities|sensors)\b", calls=[("home_assistant.list_entities", {})]),
-    Rule(r"\bquote about (\w+)", calls=[("example.quote", {"topic": "{1}"})]),
 )
 
 

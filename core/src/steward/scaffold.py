@@ -1,0 +1,77 @@
+"""``steward new-plugin``: a ready plugin package, rendered from the template shipped with core.
+
+The template is the one copy: ``contrib/plugin-template`` in Steward's repository is its output
+for the name ``example``, checked by the test suite, so the example people read and the package
+people generate cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from steward.version import __version__
+
+PLUGIN_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+TEMPLATE_SUFFIX = ".tmpl"
+# Files whose name a leading dot would hide inside the wheel's template directory.
+DOTTED = {"gitignore": ".gitignore", "github": ".github"}
+
+
+class ScaffoldError(ValueError):
+    """A name or a destination ``new-plugin`` refuses; the message says what would work."""
+
+
+def core_range(version: str = __version__) -> str:
+    """The core versions a new plugin accepts: this minor series before 1.0, this major after."""
+    major, minor = (int(part) for part in version.split(".")[:2])
+    if major == 0:
+        return f">={major}.{minor},<{major}.{minor + 1}"
+    return f">={major}.{minor},<{major + 1}"
+
+
+def placeholders(name: str) -> dict[str, str]:
+    return {
+        "__NAME__": name,
+        "__PACKAGE__": f"steward_{name}",
+        "__DISTRIBUTION__": f"steward-{name.replace('_', '-')}",
+        "__CORE_RANGE__": core_range(),
+    }
+
+
+def render(name: str, destination: Path) -> list[Path]:
+    """Write the plugin package ``name`` into ``destination`` (new or empty); the files written."""
+    if not PLUGIN_NAME_PATTERN.match(name):
+        raise ScaffoldError(
+            f"{name!r} is not a plugin name: lower-case letters, digits and underscores, starting with a letter"
+            " (it becomes the capability family, as in 'chores.add')"
+        )
+    if destination.exists() and (not destination.is_dir() or any(destination.iterdir())):
+        raise ScaffoldError(f"{destination} already exists and is not an empty directory; choose another --directory")
+    values = placeholders(name)
+    written = []
+    for relative, template in _templates(files("steward") / "plugin_template", ()):
+        target = destination.joinpath(*(_fill(part, values) for part in relative))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(_fill(template.read_text(encoding="utf-8"), values), encoding="utf-8")
+        written.append(target)
+    return sorted(written)
+
+
+def _templates(folder: Traversable, at: tuple[str, ...]) -> list[tuple[tuple[str, ...], Traversable]]:
+    found = []
+    for entry in folder.iterdir():
+        if entry.is_dir() and entry.name != "__pycache__":
+            found += _templates(entry, (*at, DOTTED.get(entry.name, entry.name)))
+        elif entry.name.endswith(TEMPLATE_SUFFIX):
+            stem = entry.name.removesuffix(TEMPLATE_SUFFIX)
+            found.append(((*at, DOTTED.get(stem, stem)), entry))
+    return found
+
+
+def _fill(text: str, values: dict[str, str]) -> str:
+    for placeholder, value in values.items():
+        text = text.replace(placeholder, value)
+    return text
