@@ -15,7 +15,7 @@ WHEELHOUSE := .wheelhouse
 WHEELHOUSE_STAMP := $(WHEELHOUSE)/.downloaded
 HERMES_STAMP := $(HERMES_VENV)/.installed
 
-.PHONY: install run test bench lint format clean lock
+.PHONY: install run test bench lint format clean lock reference
 
 install: $(STAMP)
 
@@ -62,6 +62,10 @@ bench: install
 	$(BIN)/python bench/extraction.py
 	$(BIN)/python bench/fetch_service.py
 	$(BIN)/python bench/trust.py
+
+# docs/reference.md is generated from the code's docstrings; a test fails when it is stale
+reference: install
+	$(BIN)/python docs/generate_reference.py
 
 lint: install
 	$(BIN)/ruff check .

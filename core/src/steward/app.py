@@ -55,6 +55,7 @@ class ApiError(Exception):
 
 
 def json_response(value: Any, status: int = 200) -> Response:
+    """``value`` (structs included) encoded once by msgspec, for a route's answer."""
     return Response(_encode(value), status_code=status, media_type="application/json")
 
 

@@ -46,8 +46,11 @@ class Principal(msgspec.Struct, frozen=True):
     """An authenticated caller. ``admin`` holds every scope."""
 
     name: str
+    """The key's name; it appears in the audit log."""
     scopes: frozenset[str]
+    """Among ``conversation``, ``settings``, ``invoke``, ``service``, ``admin``."""
     preapproved: frozenset[str] = frozenset()
+    """Capabilities this key may run without confirmation."""
 
     def has_scope(self, scope: str) -> bool:
         return scope in self.scopes or "admin" in self.scopes

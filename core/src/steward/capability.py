@@ -44,11 +44,15 @@ def collecting_declarations() -> Iterator[None]:
 
 
 class SideEffect(enum.StrEnum):
+    """Whether a capability changes anything (``mutating`` always asks a person first)."""
+
     READ_ONLY = "read_only"
     MUTATING = "mutating"
 
 
 class Network(enum.StrEnum):
+    """Whether a capability leaves the device (``external``, the household LAN included, asks first)."""
+
     LOCAL = "local"
     EXTERNAL = "external"
 
@@ -71,8 +75,11 @@ class Classification(msgspec.Struct, frozen=True):
     """How a capability touches the world, as clients and the audit log see it."""
 
     side_effect: SideEffect
+    """``read_only`` or ``mutating``, as declared."""
     network: Network
+    """``local`` or ``external`` (which includes the household LAN), as declared."""
     confirmation: Confirmation
+    """Derived, never declared: ``automatic``, ``required``, or ``preapproved`` when a key skipped it."""
 
 
 @dataclass(frozen=True)
@@ -80,8 +87,11 @@ class Bounds:
     """Hard limits the executor enforces on every invocation of a capability."""
 
     timeout_seconds: float = 10
+    """Wall-clock limit for one invocation; past it the caller gets ``TIMEOUT`` (and an isolated job is killed)."""
     max_result_bytes: int = 65536
+    """Largest encoded result; a bigger one is ``RESULT_TOO_LARGE``, never truncated silently."""
     max_invocations_per_turn: int = 1
+    """How often a model may call it in one conversation turn before ``INVOCATION_LIMIT_EXCEEDED``."""
 
     def __post_init__(self) -> None:
         for name in ("timeout_seconds", "max_result_bytes", "max_invocations_per_turn"):
@@ -97,7 +107,9 @@ class Citation(msgspec.Struct, frozen=True):
     """A source a result came from, shown to people apart from the model's prose."""
 
     title: str
+    """What a person sees for the source."""
     url: str
+    """Where the source is."""
 
 
 Handler = Callable[[Any, Any], Awaitable[Any]] | Callable[[Any, Any], Any]
@@ -126,18 +138,31 @@ class Capability:
     """
 
     name: str
+    """``family.verb`` (lower-case letters, digits, underscores); what callers invoke."""
     version: int
+    """Positive integer; raise it when arguments or result change incompatibly."""
     description: str
+    """What models and people read to decide whether to call it."""
     arguments: type[msgspec.Struct]
+    """A ``msgspec.Struct`` type; its JSON Schema is published and calls are decoded strictly against it."""
     result: type[msgspec.Struct]
+    """A ``msgspec.Struct`` type every result is validated against before it leaves the executor."""
     side_effect: SideEffect
+    """``read_only`` or ``mutating``; mutating always needs a person's confirmation."""
     network: Network
+    """``local`` or ``external``; external (the LAN counts) needs confirmation too."""
     handler: Handler
+    """``async (arguments, context) -> result``, or a plain function that runs in a thread."""
     policy_key: str | None = None
+    """The :class:`PolicyFlag` that switches it off and on (``None``: always allowed)."""
     policy_check: PolicyCheck | None = None
+    """``(arguments, context) -> Rejection | None``, run at stage 3 before any confirmation; no network."""
     bounds: Bounds = field(default_factory=Bounds)
+    """The :class:`Bounds` the executor enforces."""
     citations: CitationsOf | None = None
+    """``result -> Iterable[Citation]``, shown beside a conversation's answer."""
     surfaces: frozenset[Surface] = EVERY_SURFACE
+    """The :class:`Surface` values it is offered on; every surface by default."""
 
     problems: tuple[str, ...] = field(default=(), init=False, compare=False, repr=False)
     """What breaks the rules, when the host collects declarations (they are reported one by one)."""

@@ -27,10 +27,12 @@ from steward.http_client import USER_AGENT
 
 
 class ClientSettingsError(ValueError):
-    pass
+    """``client.toml`` cannot be used (readable by others, not TOML, no key); the message says how to fix it."""
 
 
 class ClientSettings(msgspec.Struct, forbid_unknown_fields=True):
+    """Where a command-line client finds the server and its key (``~/.config/steward/client.toml``)."""
+
     url: str = "http://127.0.0.1:8092"
     key: str = ""
 
@@ -41,6 +43,7 @@ def client_settings_path(environ: Mapping[str, str] = os.environ) -> Path:
 
 
 def load_client_settings(environ: Mapping[str, str] = os.environ) -> ClientSettings:
+    """``client.toml`` with ``STEWARD_URL``/``STEWARD_KEY`` on top; refused unless it is private (0600)."""
     path = client_settings_path(environ)
     raw: dict[str, str] = {}
     if path.exists():
@@ -71,6 +74,7 @@ def save_client_settings(settings: ClientSettings, environ: Mapping[str, str] = 
 
 
 def server_client(settings: ClientSettings, timeout: float = 120) -> httpx.Client:
+    """An HTTP client for a running server, sending the key (proxies from the environment are ignored)."""
     return httpx.Client(
         base_url=settings.url,
         headers={"Authorization": f"Bearer {settings.key}", "User-Agent": USER_AGENT},

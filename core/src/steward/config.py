@@ -100,6 +100,8 @@ class StateConfig(_Section):
 
 
 class Config(_Section):
+    """``steward.toml`` with the environment on top; ``plugin_settings(name)`` is a plugin's decoded section."""
+
     data_dir: Path = DEFAULT_DATA_DIR
     server: ServerConfig = msgspec.field(default_factory=ServerConfig)
     plugins: PluginsConfig = msgspec.field(default_factory=PluginsConfig)

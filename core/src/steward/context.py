@@ -26,11 +26,20 @@ class InvocationContext(msgspec.Struct, frozen=True):
     """
 
     capability: str
+    """The name being invoked (one handler may serve several)."""
     caller: str
+    """Who is asking: a key's name, or ``cli:<user>`` on the command line; it is what the audit log records."""
     surface: str
+    """``conversation``, ``invoke``, ``service`` or ``cli``: where the request came from."""
     settings: Any
+    """The plugin's decoded ``[plugins.<name>]`` struct, or ``None``."""
     data_dir: Path
+    """The host's data directory; a plugin keeps its files under ``capabilities/`` or its own sub-directory."""
     logger: logging.Logger
+    """``steward.plugins.<name>``: log here, never page content or secrets."""
     http_client: Callable[..., httpx.AsyncClient]
+    """Makes an ``httpx.AsyncClient`` with Steward's timeouts and user agent (see :func:`steward.http_client`)."""
     health: Callable[[], Awaitable[HealthReport]]
+    """Builds the host's :class:`HealthReport` (for capabilities that describe the host)."""
     isolated: IsolatedWorkers
+    """Runs CPU-heavy work on untrusted input in a worker process killed at the deadline."""

@@ -15,8 +15,11 @@ class HealthCheck:
     """``check`` returns a short detail when healthy and raises when not; it gets ``timeout_seconds``."""
 
     name: str
+    """Shown in ``/healthz`` and ``system.health`` beside the plugin's name."""
     check: Callable[[], Awaitable[str | None]]
+    """``async () -> str | None``: a short detail when healthy; raises (with a reason) when not."""
     timeout_seconds: float = 3.0
+    """A check that has not answered by then counts as failed."""
 
 
 class CheckResult(msgspec.Struct, kw_only=True):
@@ -34,6 +37,8 @@ class LoadError(msgspec.Struct, kw_only=True):
 
 
 class HealthReport(msgspec.Struct, kw_only=True):
+    """``degraded`` when a plugin failed to load, a declaration broke a rule, or a check failed; it says which."""
+
     status: Literal["ok", "degraded"]
     plugins: list[str]
     load_errors: list[LoadError]

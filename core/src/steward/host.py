@@ -60,6 +60,8 @@ class KeyAuthentication:
 
 
 class Host:
+    """The plugins loaded, their declarations checked, and the executor, keys, policy and audit they run with."""
+
     def __init__(
         self,
         config: Config,

@@ -91,6 +91,8 @@ def tool_schema(entry: Registered) -> dict[str, Any]:
 
 
 class ModelClient:
+    """Asks the OpenAI-compatible model for the next step of a conversation, offering tools."""
+
     def __init__(self, config: ModelConfig, client_factory: Callable[..., httpx.AsyncClient] = http_client) -> None:
         self.config = config
         self._client_factory = client_factory

@@ -23,6 +23,8 @@ class Stage(enum.StrEnum):
 
 
 class Status(enum.StrEnum):
+    """How an invocation ended: ``pending`` waits for a person, ``denied`` is the person's no."""
+
     OK = "ok"
     PENDING = "pending"
     REJECTED = "rejected"
@@ -34,25 +36,40 @@ class PendingConfirmation(msgspec.Struct, frozen=True, kw_only=True):
     """What a person is asked to approve: the literal arguments that will be used."""
 
     token: str
+    """Single-use; approving it runs exactly these arguments once."""
     capability: str
+    """What will run."""
     version: int
+    """The capability's version."""
     arguments: dict[str, Any]
+    """The literal arguments that will be used, as the person sees them."""
     expires_in_seconds: int
+    """Seconds until the token is no longer accepted."""
 
 
 class Outcome(msgspec.Struct, kw_only=True):
     """The single answer of the executor, whatever the surface and however far it got."""
 
     capability: str
+    """The name asked for."""
     version: int | None
+    """The capability's version, once resolved."""
     stage: Stage
+    """The last stage reached (``resolve`` … ``result``)."""
     status: Status
+    """``ok``, ``pending``, ``rejected``, ``denied`` or ``failed``."""
     classification: Classification | None = None
+    """How the capability touches the world, once resolved."""
     code: str | None = None
+    """The outcome code when not ``ok`` (see the codes table)."""
     message: str | None = None
+    """Human-readable reason when not ``ok``; never page content or secrets."""
     result: Any = None
+    """The validated result when ``ok``."""
     pending_confirmation: PendingConfirmation | None = None
+    """What a person must approve when ``pending``."""
     duration_ms: float = 0.0
+    """Time spent in the executor."""
     details: dict[str, Any] | None = None
     """Facts about a refusal or failure that a client or a route branches on (an upstream's HTTP
     status, which guard rule refused), so nothing has to parse ``message``."""
@@ -66,8 +83,11 @@ class Rejection(msgspec.Struct, frozen=True):
     """A ``policy_check``'s refusal at stage 3, e.g. ``Rejection(Code.ENTITY_NOT_ALLOWLISTED, …)``."""
 
     code: str
+    """An ``UPPER_SNAKE_CASE`` outcome code (core's or the plugin's own)."""
     message: str
+    """Why, for the caller and the model."""
     details: dict[str, Any] | None = None
+    """JSON facts a program branches on."""
 
     def __post_init__(self) -> None:
         if not CODE_PATTERN.match(self.code):

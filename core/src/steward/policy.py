@@ -30,9 +30,13 @@ class PolicyFlag:
     """
 
     name: str
+    """The flag a capability's ``policy_key`` names; unique across plugins."""
     description: str
+    """Shown to the person who sets it (``steward policy``, the console)."""
     file: str = DEFAULT_POLICY_FILE
+    """JSON file under ``<data-dir>/capabilities/`` that holds it."""
     key: str | None = None
+    """Its key inside ``file`` (default: ``name``)."""
 
     @property
     def file_key(self) -> str:

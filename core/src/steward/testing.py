@@ -61,9 +61,11 @@ class FakeClock:
         self.now = start
 
     def __call__(self) -> float:
+        """The current time, in seconds (as ``time.monotonic`` would say)."""
         return self.now
 
     def advance(self, seconds: float) -> None:
+        """Move the clock forward; tokens and deadlines it governs expire as if time had passed."""
         self.now += seconds
 
 
@@ -106,8 +108,12 @@ def make_host(
 
 @dataclass
 class ServedHost:
+    """A host being served on loopback, as ``serve_host`` yields it."""
+
     host: Host
+    """The live host: its ``policy``, ``audit``, ``keys`` and ``executor`` are reachable from the test."""
     base_url: str
+    """``http://127.0.0.1:<port>``."""
 
     def key(
         self, scopes: Sequence[str] = ("admin",), *, name: str | None = None, preapproved: Sequence[str] = ()
@@ -126,6 +132,7 @@ class ServedHost:
         return httpx.Client(base_url=self.base_url, headers=headers, trust_env=False, timeout=30, **options)
 
     def set_policy(self, flag: str, value: bool) -> None:
+        """Switch a policy flag, as ``steward policy set`` would."""
         self.host.policy.set(flag, value)
 
     def audit_records(self) -> list[dict[str, Any]]:
@@ -180,8 +187,11 @@ class Rule:
     """
 
     pattern: str
+    """A regular expression searched in the latest user message."""
     calls: Sequence[tuple[str, dict[str, Any] | str]] = ()
+    """The tool calls to propose, in order."""
     text: str = ""
+    """Prose to send (alone, or beside the calls)."""
 
 
 DEFAULT_RULES = (
@@ -190,6 +200,7 @@ DEFAULT_RULES = (
     Rule(r"\bhealth\b", calls=[("system.health", {})]),
     Rule(r"\b(?:entities|sensors)\b", calls=[("home_assistant.list_entities", {})]),
 )
+"""``search "…"``, ``fetch URL``, ``health``, ``entities``: what ``steward dev-model`` answers to."""
 
 
 @dataclass
@@ -197,28 +208,30 @@ class ScriptedModel:
     """An OpenAI-compatible chat-completions server that answers by rules, for tests and demos.
 
     Serve it with ``serve_app(model.app())`` (or ``steward dev-model``); point ``[model] base_url``
-    at ``<url>/v1``. Every request body it received is in ``requests``, so a test can assert what the
-    model was shown. After tool results it answers in text, quoting them, so a test can see what
-    reached the model. The dialect options reproduce what real servers do:
-
-    - ``arguments_as``: ``"string"`` (llama-server, vLLM), ``"object"`` (Ollama);
-    - ``call_ids``: ``"present"``, ``"missing"``, ``"duplicate"``;
-    - ``finish_reason``: what to say beside tool calls (some servers say ``"stop"``);
-    - ``text_with_calls``: prose sent together with tool calls;
-    - ``failure``: answer every request with this HTTP status, or ``"garbage"`` for a non-JSON body;
-    - ``delay_seconds``: think this long before answering (a slow CPU model).
+    at ``<url>/v1``. After tool results it answers in text, quoting them, so a test can see what
+    reached the model. The dialect options reproduce what real servers do.
     """
 
     rules: Sequence[Rule] = DEFAULT_RULES
+    """Tried in order against the latest user message; without a match it echoes the message."""
     arguments_as: Literal["string", "object"] = "string"
+    """Tool-call arguments as a JSON string (llama-server, vLLM) or an object (Ollama)."""
     call_ids: Literal["present", "missing", "duplicate"] = "present"
+    """Whether tool calls carry ids, and whether they are unique."""
     finish_reason: str = "tool_calls"
+    """What to say beside tool calls (some servers say ``"stop"``)."""
     text_with_calls: str = ""
+    """Prose sent together with tool calls."""
     failure: int | Literal["garbage"] | None = None
+    """Answer every request with this HTTP status, or ``"garbage"`` for a non-JSON body."""
     delay_seconds: float = 0.0
+    """Think this long before answering (a slow CPU model)."""
     requests: list[dict[str, Any]] = field(default_factory=list)
+    """Every request body received, so a test can assert what the model was shown."""
 
     def app(self) -> Starlette:
+        """The ASGI app serving ``/v1/chat/completions`` and ``/v1/models``."""
+
         async def completions(request: Request) -> Response:
             body = json.loads(await request.body())
             self.requests.append(body)
@@ -241,6 +254,7 @@ class ScriptedModel:
         )
 
     def answer(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """The chat completion these rules give for ``messages`` (no server needed)."""
         if messages and messages[-1]["role"] == "tool":
             return _completion({"role": "assistant", "content": _summarise_tool_results(messages)}, "stop")
         question = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "") or ""
