@@ -52,7 +52,7 @@ $(NODE_STAMP): $(NODE_CLIENTS)/package-lock.json
 	touch $@
 
 test: install $(HERMES_STAMP) $(WHEELHOUSE_STAMP) $(NODE_STAMP)
-	$(BIN)/python -m pytest
+	STEWARD_TEST_EVERYTHING=1 $(BIN)/python -m pytest
 
 bench: install
 	$(BIN)/python -m pip install --quiet -r requirements-bench.txt

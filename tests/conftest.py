@@ -1,4 +1,62 @@
+"""Shared fixtures, and the ``requires`` marker for tests that need more than ``make install``.
+
+A plain ``pytest`` after ``make install`` skips such a test, saying what it needs; ``make test``
+provides all of it and sets ``STEWARD_TEST_EVERYTHING=1``, under which a missing one fails instead,
+so CI can never pass by skipping.
+"""
+
+import functools
+import os
+import subprocess
+from pathlib import Path
+
 import pytest
+
+ROOT = Path(__file__).parents[1]
+
+STAMPS = {
+    "wheelhouse": (ROOT / ".wheelhouse" / ".downloaded", "the locked wheels in .wheelhouse"),
+    "hermes": (ROOT / ".venv-hermes" / ".installed", "hermes-agent's virtual environment .venv-hermes"),
+    "node-clients": (
+        ROOT / "tests" / "websearch" / "clients" / "node_modules" / ".installed",
+        "Firecrawl's JavaScript clients in tests/websearch/clients/node_modules",
+    ),
+}
+
+
+@functools.cache
+def network_namespace_works() -> bool:
+    try:
+        probe = subprocess.run(["unshare", "--net", "--map-root-user", "true"], capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return probe.returncode == 0
+
+
+def missing(prerequisite: str) -> str | None:
+    """What is missing for ``prerequisite``, or ``None`` when it is there."""
+    if prerequisite == "network-namespace":
+        return None if network_namespace_works() else "`unshare --net --map-root-user` (util-linux, user namespaces)"
+    stamp, description = STAMPS[prerequisite]
+    return None if stamp.exists() else description
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    names = ", ".join([*STAMPS, "network-namespace"])
+    config.addinivalue_line("markers", f"requires(name): the test needs one of {names}, which `make test` provides")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for marker in item.iter_markers("requires"):
+        (prerequisite,) = marker.args
+        if prerequisite not in STAMPS and prerequisite != "network-namespace":
+            raise ValueError(f"unknown prerequisite {prerequisite!r}")
+        absent = missing(prerequisite)
+        if absent is None:
+            continue
+        if os.environ.get("STEWARD_TEST_EVERYTHING") == "1":
+            pytest.fail(f"{absent} is missing; `make test` should have provided it")
+        pytest.skip(f"needs {absent}: run `make test`, which provides it")
 
 
 @pytest.fixture

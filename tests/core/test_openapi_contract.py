@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
 import steward
 from steward.testing import serve_host
@@ -20,6 +21,7 @@ CONTRACT = Path(__file__).parent / "contract"
 SECONDS = 45
 
 
+@pytest.mark.requires("network-namespace")
 def test_schemathesis_finds_no_server_error_and_no_contract_failure(tmp_path):
     run = subprocess.run(
         ["unshare", "--net", "--map-root-user", sys.executable, CONTRACT / "run.py", tmp_path, str(SECONDS)],

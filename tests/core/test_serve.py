@@ -42,7 +42,18 @@ def start_server(data_dir: Path) -> subprocess.Popen:
         line = server.stdout.readline()
         assert line, f"server exited:\n{output}"
         output += line
+    server.startup_output = output
     return server
+
+
+def test_serve_says_where_it_serves_and_that_it_stays_in_the_foreground(tmp_path):
+    server = start_server(tmp_path / "data")
+    server.terminate()
+    output = server.startup_output + server.communicate(timeout=30)[0]
+    lines = [line for line in output.splitlines() if line.startswith("Steward serves http://127.0.0.1:")]
+    assert len(lines) == 1
+    assert lines[0].endswith(f"from {tmp_path / 'data'}, in the foreground: Ctrl-C stops it.")
+    assert "(lost? `steward keys add NAME --scope admin` on this machine makes another)" in output
 
 
 def test_a_second_server_on_the_same_data_directory_is_refused(tmp_path):

@@ -36,6 +36,10 @@ STATES = [
 
 class HomeAssistantShaped:
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Answer normally again and forget every request (the fixtures call it before each test)."""
         self.requests: list[tuple[str, str, str]] = []
         self.authorizations: list[str | None] = []
         self.history_rows = 3

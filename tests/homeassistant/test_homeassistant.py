@@ -18,10 +18,6 @@ SETTINGS = "/api/v1/conversation/home-assistant"
 
 @pytest.fixture
 def served(ha, tmp_path):
-    upstream, _ = ha
-    upstream.requests.clear()
-    upstream.authorizations.clear()
-    upstream.history_rows, upstream.synthesized_first = 3, True
     config = {"server": {"health_cache_seconds": 0}}
     with serve_host([steward_homeassistant, steward_websearch], data_dir=tmp_path, config=config) as server:
         yield server

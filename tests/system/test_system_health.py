@@ -65,10 +65,51 @@ def test_includes_dependency_checks_of_other_plugins(tmp_path):
     with serve_host([steward_system, steward.Plugin("deps", dependencies)], data_dir=tmp_path) as server:
         result = invoke(server).json()["result"]
     assert result["status"] == "degraded"
+    assert [reason for reason in result["degraded_because"] if reason.startswith("deps")] == [
+        "deps's check 'searxng' failed: connection refused to 127.0.0.1:8093"
+    ]
     assert [check for check in result["checks"] if check["plugin"] == "deps"] == [
         {"name": "searxng", "plugin": "deps", "ok": False, "detail": "connection refused to 127.0.0.1:8093"},
         {"name": "model", "plugin": "deps", "ok": True, "detail": "model answers"},
     ]
+
+
+def test_a_fresh_machine_says_why_it_is_degraded(tmp_path):
+    """No model, a plugin that cannot load, a policy file nobody can read: each one named, with the way out."""
+
+    def register_capabilities():
+        raise ImportError("No module named 'weatherlib'")
+
+    broken = types.SimpleNamespace(register_capabilities=steward.hookimpl(register_capabilities))
+    chores = types.SimpleNamespace(
+        register_policy_flags=steward.hookimpl(lambda: [steward.PolicyFlag("chores_enabled", "Chores may change.")])
+    )
+    (tmp_path / "capabilities").mkdir()
+    (tmp_path / "capabilities" / "policy.json").write_text("{not json")
+    config = {"model": {"base_url": "http://127.0.0.1:9/v1"}}
+    plugins = [steward_system, steward.Plugin("weather", broken), steward.Plugin("chores", chores)]
+    with serve_host(plugins, data_dir=tmp_path, config=config) as server:
+        result = invoke(server).json()["result"]
+    assert result["status"] == "degraded"
+    load_error, policy_problem, model_check = result["degraded_because"]
+    assert load_error.startswith("plugin weather is not in use: ")
+    assert "weatherlib" in load_error
+    assert "policy.json" in policy_problem
+    assert model_check.startswith("steward's check 'model' failed: cannot be reached at http://127.0.0.1:9/v1")
+    assert "steward dev-model" in model_check
+
+
+def test_healthy_means_no_reasons(tmp_path):
+    async def up():
+        return "fine"
+
+    deps = types.SimpleNamespace(register_health_checks=steward.hookimpl(lambda: [steward.HealthCheck("db", up)]))
+    report = steward.HealthReport(status="ok", plugins=["deps"], load_errors=[], problems=[], checks=[])
+    assert report.reasons == []
+    with serve_host([steward_system, steward.Plugin("deps", deps)], data_dir=tmp_path) as server:
+        result = invoke(server).json()["result"]
+    assert [check["ok"] for check in result["checks"] if check["plugin"] == "deps"] == [True]
+    assert [reason for reason in result["degraded_because"] if "deps" in reason] == []
 
 
 def test_meminfo_parser_falls_back_to_memfree(tmp_path):

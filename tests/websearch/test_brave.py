@@ -15,16 +15,20 @@ from steward.testing import serve_app, serve_host
 
 
 @pytest.fixture(scope="module")
-def brave():
+def brave_server():
     upstream = BraveShaped()
     with serve_app(upstream.app()) as url:
         yield upstream, url
 
 
 @pytest.fixture
+def brave(brave_server):
+    brave_server[0].reset()
+    return brave_server
+
+
+@pytest.fixture
 def served(brave, searx, tmp_path):
-    brave[0].mode, searx[0].mode = "ok", "ok"
-    brave[0].requests.clear()
     config = {"plugins": {"websearch": {"searxng_url": searx[1], "brave_url": brave[1]}}}
     with serve_host([steward_websearch], data_dir=tmp_path, config=config) as server:
         server.set_policy("web_search_enabled", True)

@@ -26,10 +26,11 @@ from steward.testing import ScriptedModel, serve_app, serve_host
 CLIENTS = Path(__file__).parent / "clients"
 NODE = shutil.which("node") or "node"
 
+pytestmark = pytest.mark.requires("node-clients")
+
 
 @pytest.fixture(scope="module")
 def steward_server(tmp_path_factory):
-    assert (CLIENTS / "node_modules" / "firecrawl-mcp").exists(), "make test installs the JavaScript clients"
     site, searx, model = Site(), SearxShaped(), ScriptedModel(rules=())
     with (
         serve_app(site.app(), host=TEST_ADDRESS) as site_url,

@@ -18,17 +18,32 @@ SERVICE_KEY = {"scopes": ["service"], "preapproved": ["web.fetch", "web.search"]
 
 
 @pytest.fixture(scope="module")
-def site():
+def site_server():
     upstream = Site()
     with serve_app(upstream.app(), host=TEST_ADDRESS) as url:
         yield upstream, url
 
 
+@pytest.fixture
+def site(site_server):
+    site_server[0].reset()
+    return site_server
+
+
 @pytest.fixture(scope="module")
-def model():
+def model_server():
     scripted = ScriptedModel(rules=[Rule(r"kettle", text="Kettles boil water quietly (from the page).")])
     with serve_app(scripted.app()) as url:
         yield scripted, url
+
+
+@pytest.fixture
+def model(model_server):
+    """The scripted model, answering promptly with an empty request log whatever the last test did."""
+    scripted, _ = model_server
+    scripted.requests.clear()
+    scripted.failure, scripted.delay_seconds = None, 0.0
+    return model_server
 
 
 def settings_for(site_url: str, searx_url: str, model_url: str, **service) -> dict:
@@ -45,9 +60,7 @@ def settings_for(site_url: str, searx_url: str, model_url: str, **service) -> di
 
 @pytest.fixture
 def served(site, searx, model, tmp_path):
-    upstream, site_url = site
-    upstream.hits.clear()
-    upstream.archive_has_copy = True
+    _, site_url = site
     config = {"plugins": {"websearch": settings_for(site_url, searx[1], model[1])}}
     with serve_host([steward_websearch], data_dir=tmp_path, config=config) as server:
         server.set_policy("web_search_enabled", True)
@@ -163,7 +176,6 @@ def test_cache_hits_misses_and_no_store(agent, site):
 
 def test_digest_frames_the_page_as_untrusted_data(agent, site, model):
     scripted, _ = model
-    scripted.requests.clear()
     _, base = site
     answers = [
         agent.post("/v1/fetch", json={"url": f"{base}/article", "mode": "digest", "question": "Are kettles loud?"})
@@ -189,10 +201,7 @@ def test_digest_falls_back_to_clean_when_the_model_fails(agent, site, model):
     scripted, _ = model
     _, base = site
     scripted.failure = 503
-    try:
-        body = agent.post("/v1/fetch", json={"url": f"{base}/article", "mode": "digest"}).json()
-    finally:
-        scripted.failure = None
+    body = agent.post("/v1/fetch", json={"url": f"{base}/article", "mode": "digest"}).json()
     assert body["mode"] == "clean"
     assert body["content"].startswith("Paragraph 0")
     assert body["warnings"][0].startswith("digest unavailable (the model at")
@@ -204,12 +213,9 @@ def test_digest_falls_back_when_the_model_is_slow(site, searx, model, tmp_path):
     settings = settings_for(base, searx[1], model_url)
     settings["digest"]["timeout"] = 0.3
     scripted.delay_seconds = 2
-    try:
-        with serve_host([steward_websearch], data_dir=tmp_path, config={"plugins": {"websearch": settings}}) as server:
-            server.set_policy("web_search_enabled", True)
-            body = server.client(**SERVICE_KEY).post("/v1/fetch", json={"url": f"{base}/article", "mode": "digest"})
-    finally:
-        scripted.delay_seconds = 0
+    with serve_host([steward_websearch], data_dir=tmp_path, config={"plugins": {"websearch": settings}}) as server:
+        server.set_policy("web_search_enabled", True)
+        body = server.client(**SERVICE_KEY).post("/v1/fetch", json={"url": f"{base}/article", "mode": "digest"})
     assert body.status_code == 200
     assert body.json()["mode"] == "clean"
     assert "did not answer within 0.3 s" in body.json()["warnings"][0]
@@ -269,7 +275,6 @@ def test_max_tokens_cuts_and_says_so(agent, site):
 
 def test_search_returns_k_results_with_scores_and_sources(agent, searx):
     upstream, _ = searx
-    upstream.mode = "ok"
     body = agent.post("/v1/search", json={"query": "kettles", "k": 7}).json()
     assert len(body["results"]) == 7
     first = body["results"][0]
@@ -292,7 +297,6 @@ def test_search_returns_k_results_with_scores_and_sources(agent, searx):
     failed = agent.post("/v1/search", json={"query": "kettles"})
     assert failed.status_code == 503
     assert "every search engine failed" in failed.json()["error"]["message"]
-    upstream.mode = "ok"
 
 
 @pytest.mark.parametrize(
@@ -452,7 +456,6 @@ def test_recover_tries_the_other_archives_after_the_wayback_machine(site, searx,
     with serve_host([steward_websearch], data_dir=tmp_path, config={"plugins": {"websearch": settings}}) as server:
         server.set_policy("web_search_enabled", True)
         body = server.client(**SERVICE_KEY).post("/v1/fetch", json={"url": f"{base}/status/403", "recover": True})
-    upstream.archive_has_copy = True
     assert body.status_code == 200
     assert body.json()["source"]["snapshot"] == {
         "archive": base.split("/")[2],
@@ -551,8 +554,5 @@ def test_json_nested_a_thousand_levels_is_a_400(agent, route):
 def test_a_page_searxng_lists_twice_is_returned_once(agent, searx):
     upstream, _ = searx
     upstream.mode = "duplicates"
-    try:
-        body = agent.post("/v1/search", json={"query": "kettles", "k": 10}).json()
-    finally:
-        upstream.mode = "ok"
+    body = agent.post("/v1/search", json={"query": "kettles", "k": 10}).json()
     assert [hit["url"] for hit in body["results"]] == ["https://example.org/0", "https://example.org/1"]

@@ -60,6 +60,10 @@ class SearxShaped:
     """
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Answer normally again and forget every request (the fixtures call it before each test)."""
         self.mode = "ok"
         self.config_up = True
         self.requests: list[dict[str, str]] = []
@@ -140,6 +144,10 @@ class Site:
     """
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Answer normally again and forget every request (the fixtures call it before each test)."""
         self.hits: Counter[str] = Counter()
         self.slow_seconds = 2.0
         self.archive_has_copy = True
@@ -223,6 +231,10 @@ class BraveShaped:
     """
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Answer normally again and forget every request (the fixtures call it before each test)."""
         self.mode = "ok"
         self.requests: list[dict[str, str]] = []
         self.keys: list[str | None] = []

@@ -149,8 +149,10 @@ def serve(bind_host: str | None, port: int | None, workers: int | None) -> None:
         first_key = None if host.keys.records() else host.keys.add("admin", ["admin"])
     except KeyStoreError as error:
         raise click.ClickException(str(error)) from None
+    base = f"http://{settings.host}:{settings.port}"
     if first_key is not None:
-        _show_first_key(first_key, host.data_dir, f"http://{settings.host}:{settings.port}")
+        _show_first_key(first_key, host.data_dir, base)
+    click.echo(f"Steward serves {base} from {host.data_dir}, in the foreground: Ctrl-C stops it.", err=True)
     try:
         http_server.run(create_app(host), settings)
     finally:
@@ -170,12 +172,17 @@ def _show_first_key(key: str, data_dir: Path, base: str) -> None:
         click.echo(
             "\nCreated the first key, named 'admin' (shown once; only its hash is stored):\n\n"
             f"    {key}\n\nTry it:\n\n"
-            f"    curl -H 'Authorization: Bearer {key}' {base}/api/v1/capabilities\n"
+            f"    curl -H 'Authorization: Bearer {key}' {base}/api/v1/capabilities\n\n"
+            f"Lost it? On this machine, `steward keys add NAME --scope admin` makes another.\n"
         )
         return
     path = data_dir / FIRST_KEY_FILE
     write_atomic(path, f"{key}\n".encode(), mode=0o600)
-    log.warning("created the first key, named 'admin'; it is in %s (mode 0600): read it, then delete the file", path)
+    log.warning(
+        "created the first key, named 'admin'; it is in %s (mode 0600): read it, then delete the file "
+        "(lost? `steward keys add NAME --scope admin` on this machine makes another)",
+        path,
+    )
 
 
 @cli.command()

@@ -45,6 +45,15 @@ class HealthReport(msgspec.Struct, kw_only=True):
     problems: list[str]
     checks: list[CheckResult]
 
+    @property
+    def reasons(self) -> list[str]:
+        """Why it is ``degraded``, one sentence per cause (empty when ``ok``), for a person to act on."""
+        return [
+            *(f"plugin {error.plugin} is not in use: {error.message}" for error in self.load_errors),
+            *self.problems,
+            *(f"{check.plugin}'s check {check.name!r} failed: {check.detail}" for check in self.checks if not check.ok),
+        ]
+
 
 async def run_check(plugin: str, check: HealthCheck) -> CheckResult:
     try:

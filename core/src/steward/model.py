@@ -148,7 +148,10 @@ class ModelClient:
         try:
             response = await self._http().get("models", timeout=3)
         except httpx.HTTPError as error:
-            raise ModelUnavailable(f"cannot be reached at {self.config.base_url} ({type(error).__name__})") from None
+            raise ModelUnavailable(
+                f"cannot be reached at {self.config.base_url} ({type(error).__name__}); conversations need a "
+                "model there ([model] base_url), or `steward dev-model` to try one out"
+            ) from None
         if response.status_code >= 500:
             raise ModelUnavailable(f"answered HTTP {response.status_code}")
         return f"answers at {self.config.base_url}"

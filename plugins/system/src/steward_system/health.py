@@ -52,6 +52,7 @@ class Check(msgspec.Struct):
 
 class Health(msgspec.Struct):
     status: Literal["ok", "degraded"]
+    degraded_because: list[str]
     system_uptime_seconds: float
     process_uptime_seconds: float
     load: Load
@@ -127,6 +128,7 @@ async def system_health(arguments: NoArguments, context: steward.InvocationConte
     report = await context.health()
     return Health(
         status=report.status,
+        degraded_because=report.reasons,
         system_uptime_seconds=read_uptime(),
         process_uptime_seconds=round(time.monotonic() - PROCESS_STARTED, 3),
         load=read_load(),

@@ -343,7 +343,10 @@ async def searxng_health(settings: Any) -> str:
         try:
             response = await client.get(f"{base}/healthz")
         except httpx.HTTPError as error:
-            raise RuntimeError(f"cannot be reached at {base} ({type(error).__name__})") from None
+            raise RuntimeError(
+                f"cannot be reached at {base} ({type(error).__name__}); web.search needs a SearXNG there "
+                "([plugins.websearch] searxng_url; contrib/searxng/settings.yml configures one)"
+            ) from None
     if response.status_code != 200:
         raise RuntimeError(f"SearXNG at {base} answered HTTP {response.status_code}")
     return f"answers at {base}"
