@@ -17,7 +17,7 @@ import msgspec
 
 import steward
 from steward_websearch.brave import KEY_FILE, write_key
-from steward_websearch.extract import InvalidContent, UnsupportedContent, extract
+from steward_websearch.extraction import InvalidContent, UnsupportedContent, extract
 
 
 @click.command("extract")

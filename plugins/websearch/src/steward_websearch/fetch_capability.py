@@ -17,7 +17,7 @@ import msgspec
 
 import steward
 from steward_websearch.codes import WebsearchCode
-from steward_websearch.extract import Document, InvalidContent, UnsupportedContent, extract, media_type
+from steward_websearch.extraction import Document, InvalidContent, UnsupportedContent, extract, media_type
 from steward_websearch.fetch import FetchFailed, fetcher_for
 from steward_websearch.guard import TargetRejected
 

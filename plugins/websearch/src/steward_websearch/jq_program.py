@@ -13,7 +13,7 @@ from typing import Any
 
 import jq
 
-from steward_websearch.extract import InvalidContent
+from steward_websearch.extraction import InvalidContent
 
 
 def check_program(program: str) -> None:

@@ -25,7 +25,7 @@ from pathlib import Path
 import httpx
 import msgspec
 
-from steward_websearch.extract import Document
+from steward_websearch.extraction import Document
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS pages (

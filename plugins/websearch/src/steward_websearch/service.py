@@ -22,7 +22,7 @@ import steward
 from steward_websearch.archives import NoSnapshot, Snapshot, recover
 from steward_websearch.codes import WebsearchCode
 from steward_websearch.digest import DigestUnavailable, digest
-from steward_websearch.extract import (
+from steward_websearch.extraction import (
     Document,
     InvalidContent,
     estimate_tokens,

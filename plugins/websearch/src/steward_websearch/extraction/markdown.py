@@ -1,4 +1,4 @@
-"""An HTML element tree (html5lib's ``etree``, no namespaces) as Markdown, or as plain text.
+"""An HTML element tree (``parse.parse_html``'s) as Markdown, or as plain text.
 
 Headings, paragraphs, lists (nested), links with absolute URLs, emphasis, inline code, fenced
 code blocks, block quotes and tables survive; images, forms and anything invisible do not. The
@@ -11,82 +11,11 @@ import re
 from urllib.parse import urljoin
 from xml.etree.ElementTree import Element
 
-BLOCKS = frozenset(
-    [
-        "address",
-        "article",
-        "aside",
-        "blockquote",
-        "body",
-        "center",
-        "dd",
-        "details",
-        "dialog",
-        "div",
-        "dl",
-        "dt",
-        "fieldset",
-        "figcaption",
-        "figure",
-        "footer",
-        "form",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "header",
-        "hgroup",
-        "hr",
-        "html",
-        "li",
-        "main",
-        "nav",
-        "ol",
-        "p",
-        "pre",
-        "section",
-        "summary",
-        "table",
-        "tbody",
-        "td",
-        "tfoot",
-        "th",
-        "thead",
-        "tr",
-        "ul",
-    ]
-)
-NEVER_TEXT = frozenset(
-    [
-        "script",
-        "style",
-        "noscript",
-        "template",
-        "svg",
-        "iframe",
-        "object",
-        "embed",
-        "canvas",
-        "head",
-        "title",
-        "img",
-        "picture",
-        "video",
-        "audio",
-        "source",
-        "track",
-        "map",
-        "area",
-        "input",
-        "button",
-        "select",
-        "textarea",
-        "option",
-    ]
-)
-_SPACES = re.compile(r"\s+")
+from steward_websearch.extraction.vocabulary import BLOCKS, NEVER_TEXT
+
+_SPACES = re.compile(r"[ \t\n\r\f]+")
+BREAK = "\x00"
+"""Where a ``<br>`` was: the only line break inside a block (NUL never survives parsing as text)."""
 _ESCAPE = re.compile(r"([\\`*_\[\]])")
 
 
@@ -94,6 +23,7 @@ class Renderer:
     def __init__(self, base_url: str, markdown: bool = True) -> None:
         self.base_url = base_url
         self.markdown = markdown
+        self.hard_break = "  \n" if markdown else "\n"
 
     def render(self, root: Element) -> str:
         blocks: list[str] = []
@@ -107,26 +37,26 @@ class Renderer:
         inline: list[str] = []
 
         def flush() -> None:
-            text = _SPACES.sub(" ", "".join(inline)).strip()
+            text = self._lines("".join(inline))
             if text:
                 out.append(text)
             inline.clear()
 
         if element.text:
-            inline.append(element.text)
+            inline.append(self._escape(element.text))
         for child in element:
             tag = child.tag if isinstance(child.tag, str) else ""
-            if tag in NEVER_TEXT or not tag:
-                pass
-            elif tag in BLOCKS:
+            if tag in BLOCKS:
                 flush()
                 self._block(child, tag, out, depth)
             elif tag == "br":
-                inline.append("\n")
-            else:
+                inline.append(BREAK)
+            elif tag == "img":
+                inline.append(self._image(child))
+            elif tag and tag not in NEVER_TEXT:
                 inline.append(self._inline(child))
             if child.tail:
-                inline.append(child.tail)
+                inline.append(self._escape(child.tail))
         flush()
 
     def _block(self, element: Element, tag: str, out: list[str], depth: int) -> None:
@@ -166,9 +96,12 @@ class Renderer:
             self._blocks(element, out, depth)
 
     def _paragraph(self, element: Element) -> str:
-        text = self._inline(element, top=True)
-        lines = [_SPACES.sub(" ", line).strip() for line in text.split("\n")]
-        return ("  \n" if self.markdown else "\n").join(line for line in lines if line)
+        return self._lines(self._inline(element, top=True))
+
+    def _lines(self, text: str) -> str:
+        """Inline text as a block: spaces collapsed as a browser does, a line break only per ``<br>``."""
+        lines = (_SPACES.sub(" ", line).strip() for line in text.split(BREAK))
+        return self.hard_break.join(line for line in lines if line)
 
     def _list(self, element: Element, ordered: bool, level: int) -> list[str]:
         lines: list[str] = []
@@ -187,9 +120,11 @@ class Renderer:
             shell.extend(own)
             blocks: list[str] = []
             self._blocks(shell, blocks)
-            text = " ".join(blocks).strip()
             indent = "  " * level
+            text = " ".join(blocks).strip()
             if text:
+                continuation = "\n" + indent + " " * (len(marker) + 1 if marker else 0)
+                text = continuation.join(text.split("\n"))
                 lines.append(f"{indent}{marker} {text}".rstrip() if marker else f"{indent}{text}")
             for child in nested:
                 lines.extend(self._list(child, child.tag == "ol", level + 1))
@@ -213,7 +148,8 @@ class Renderer:
 
     # inline
     def _inline_text(self, element: Element) -> str:
-        return _SPACES.sub(" ", self._inline(element, top=True)).strip()
+        """One line: headings and table cells have no line breaks."""
+        return _SPACES.sub(" ", self._inline(element, top=True).replace(BREAK, " ")).strip()
 
     def _inline(self, element: Element, top: bool = False) -> str:
         tag = element.tag if isinstance(element.tag, str) else ""
@@ -222,7 +158,9 @@ class Renderer:
         parts = [self._escape(element.text or "")]
         for child in element:
             if child.tag == "br":
-                parts.append("\n")
+                parts.append(BREAK)
+            elif child.tag == "img":
+                parts.append(self._image(child))
             elif isinstance(child.tag, str) and child.tag in BLOCKS and child.tag not in ("td", "th"):
                 parts.append(" " + self._inline(child, top=True) + " ")
             else:
@@ -246,13 +184,23 @@ class Renderer:
         if tag in ("em", "i", "cite"):
             return f"{lead}*{inner}*{trail}"
         if tag == "code" or tag == "kbd":
-            return f"{lead}`{''.join(element.itertext()).strip()}`{trail}"
+            code = _SPACES.sub(" ", "".join(element.itertext())).strip()
+            return f"{lead}`{code}`{trail}"
         if tag in ("s", "del", "strike"):
             return f"{lead}~~{inner}~~{trail}"
         return content
 
     def _escape(self, text: str) -> str:
         return _ESCAPE.sub(r"\\\1", text) if self.markdown else text
+
+    def _image(self, element: Element) -> str:
+        """``![alt](src)`` for an image that says what it shows; nothing for one that does not."""
+        alt = _SPACES.sub(" ", element.get("alt") or "").strip()
+        source = (element.get("src") or "").strip()
+        if not self.markdown or not alt or not source or source.lower().startswith(("data:", "javascript:")):
+            return ""
+        alt = alt.replace("[", "\\[").replace("]", "\\]")
+        return f" ![{alt}]({urljoin(self.base_url, source).replace(' ', '%20').replace(')', '%29')}) "
 
 
 def _code_language(element: Element) -> str:

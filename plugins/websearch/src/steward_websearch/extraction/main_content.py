@@ -14,18 +14,8 @@ import functools
 import re
 from xml.etree.ElementTree import Element
 
-from steward_websearch.markdown import NEVER_TEXT
+from steward_websearch.extraction.vocabulary import DROPPED, HEADINGS, INLINE
 
-# Never content: what renders no text (NEVER_TEXT), form controls, and page furniture.
-DROPPED = NEVER_TEXT - {"img", "picture", "video", "audio", "source", "track", "map", "area", "head", "title"} | {
-    "nav",
-    "aside",
-    "footer",
-    "dialog",
-    "menu",
-    "link",
-    "meta",
-}
 HIDDEN_ROLES = frozenset(
     ["navigation", "banner", "contentinfo", "complementary", "dialog", "alertdialog", "search", "menu", "menubar"]
 )
@@ -252,9 +242,6 @@ def _own_text(element: Element) -> str:
     return " ".join(" ".join(parts).split())
 
 
-INLINE = frozenset("a b strong em i span font small big u sub sup abbr cite q mark time code br".split())
-
-
 def _paragraph_text(element: Element) -> str:
     return " ".join("".join(element.itertext()).split())
 
@@ -274,7 +261,7 @@ def main_content(body: Element) -> Element | None:
             text, first = _paragraph_text(element), measures.parent.get(element)
         else:
             text, first = _own_text(element), element
-            if len(text) < 25 or tag in ("a", "li", "h1", "h2", "h3", "h4", "h5", "h6"):
+            if len(text) < 25 or tag == "a" or tag == "li" or tag in HEADINGS:
                 continue
         score = 1 + text.count(",") + text.count("，") + min(len(text) // 100, 3)
         ancestor, level = first, 0
@@ -358,7 +345,7 @@ def clean(content: Element) -> None:
             continue
         if _looks_like_boilerplate(element, measures):
             remove_keeping_tail(parent, element)
-    for heading in [e for e in content.iter() if e.tag in ("h1", "h2", "h3", "h4", "h5", "h6")]:
+    for heading in [e for e in content.iter() if e.tag in HEADINGS]:
         parent = measures.parent.get(heading)
         if parent is not None and (_class_weight(heading) < 0 or measures.link_density(heading) > 0.33):
             remove_keeping_tail(parent, heading)

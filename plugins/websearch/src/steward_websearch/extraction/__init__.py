@@ -1,0 +1,34 @@
+"""Extraction: a fetched body to clean Markdown and text, with its metadata.
+
+A library of its own: it imports nothing from ``steward``, so it can be used, tested and
+benchmarked apart from the host. ``extract(body, url=, content_type=)`` is the entry point;
+``parse`` builds the tree, ``main_content`` finds what a reader came for, ``markdown`` renders it.
+"""
+
+from steward_websearch.extraction.document import (
+    Document,
+    InvalidContent,
+    UnsupportedContent,
+    decode,
+    estimate_tokens,
+    extract,
+    is_json,
+    json_text,
+    media_type,
+    text_body,
+)
+from steward_websearch.extraction.parse import parse_html
+
+__all__ = [
+    "Document",
+    "InvalidContent",
+    "UnsupportedContent",
+    "decode",
+    "estimate_tokens",
+    "extract",
+    "is_json",
+    "json_text",
+    "media_type",
+    "parse_html",
+    "text_body",
+]

@@ -1,0 +1,314 @@
+"""Clean, compact content out of a fetched body, chosen by its declared Content-Type.
+
+- HTML and XHTML are parsed the way browsers parse (``parse``, broken markup included), the
+  main content is found (``main_content``) and rendered as Markdown (``markdown``), with title,
+  byline, date, language and description as metadata. With no recognisable main content, the
+  whole body minus boilerplate is returned.
+- JSON is validated and pretty-printed (a caller's jq program runs apart: ``jq_program``).
+- text/plain, text/markdown and text/csv come back as they are.
+- Anything else is :class:`UnsupportedContent`. The body is sniffed only to catch a lie (a PDF
+  served as text/html), never to guess a type the server did not declare.
+
+Token counts are an estimate (one token per four characters, what common BPE vocabularies give on
+English prose); no tokenizer is downloaded at run time.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from typing import Any
+from urllib.parse import urljoin
+from xml.etree import ElementTree
+from xml.etree.ElementTree import Element
+
+import msgspec
+
+from steward_websearch.extraction import main_content
+from steward_websearch.extraction.markdown import Renderer
+from steward_websearch.extraction.parse import parse_html
+
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+JSON_TYPES = frozenset({"application/json", "text/json"})
+TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown", "text/csv"})
+BINARY_SIGNATURES = (
+    (b"%PDF-", "a PDF document"),
+    (b"\x89PNG", "a PNG image"),
+    (b"GIF8", "a GIF image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"PK\x03\x04", "a ZIP archive"),
+    (b"\x1f\x8b", "gzip data"),
+    (b"RIFF", "a RIFF (WebP, WAV, AVI) file"),
+    (b"\x00\x00\x01\x00", "an icon"),
+)
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+
+
+class UnsupportedContent(Exception):
+    """A type Steward does not turn into text; the message names it."""
+
+
+class InvalidContent(Exception):
+    """A body that does not hold what its type says (bad JSON), or a bad jq program."""
+
+
+class Document(msgspec.Struct, kw_only=True):
+    title: str
+    markdown: str
+    text: str
+    metadata: dict[str, str]
+    content_type: str
+    raw_tokens: int
+    clean_tokens: int
+    links: list[str] = []
+    html: str = ""
+
+
+def estimate_tokens(text: str) -> int:
+    return (len(text) + 3) // 4
+
+
+def media_type(content_type: str) -> tuple[str, str | None]:
+    """``text/html; charset=UTF-8`` → (``text/html``, ``utf-8``)."""
+    kind, _, parameters = content_type.partition(";")
+    charset = None
+    for parameter in parameters.split(";"):
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "charset" and value.strip():
+            charset = value.strip().strip("\"'").lower()
+    return kind.strip().lower(), charset
+
+
+def extract(
+    body: bytes,
+    *,
+    url: str,
+    content_type: str,
+    main_content_only: bool = True,
+    with_html: bool = False,
+) -> Document:
+    """Turn ``body`` into a :class:`Document`; usable without any server.
+
+    For HTML, ``links`` lists every http(s) link of the page; ``main_content_only=False`` keeps
+    the whole page (navigation and footers too, scripts and styles never); ``with_html`` adds the
+    kept content as HTML (what Firecrawl's ``html`` format is).
+    """
+    kind, charset = media_type(content_type)
+    if not kind:
+        kind = "text/html" if _looks_like_html(body) else "application/octet-stream"
+    if kind in HTML_TYPES or kind in JSON_TYPES or kind in TEXT_TYPES:
+        _refuse_binary(body, kind)
+    if kind in HTML_TYPES:
+        return _html(body, url, kind, charset, main_content_only=main_content_only, with_html=with_html)
+    if is_json(kind):
+        return _json(body, kind, charset)
+    if kind in TEXT_TYPES:
+        text = decode(body, charset, html=False)
+        return _as_text(text, kind, raw=text)
+    raise UnsupportedContent(
+        f"unsupported content type {kind!r}: only HTML, JSON and plain text, Markdown or CSV are read"
+    )
+
+
+def is_json(kind: str) -> bool:
+    """Whether a media type (``application/json``, ``application/ld+json``, …) holds JSON."""
+    return kind in JSON_TYPES or kind.endswith("+json")
+
+
+def text_body(body: bytes, content_type: str) -> str:
+    """The body as text, for text types only (HTML, XML, JSON and ``text/*``): what ``raw`` mode returns."""
+    kind, charset = media_type(content_type)
+    textual = kind.startswith("text/") or kind in HTML_TYPES or is_json(kind) or kind.endswith("+xml")
+    if not (textual or kind == "application/xml"):
+        raise UnsupportedContent(f"raw mode returns text types only, not {kind or 'an undeclared type'!r}")
+    _refuse_binary(body, kind)
+    return decode(body, charset, html=kind in HTML_TYPES)
+
+
+def _refuse_binary(body: bytes, kind: str) -> None:
+    head = body[:16]
+    for signature, name in BINARY_SIGNATURES:
+        if head.startswith(signature):
+            raise UnsupportedContent(f"declared {kind} but the body is {name}")
+    if b"\x00" in body[:1024] and not body.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise UnsupportedContent(f"declared {kind} but the body is binary")
+
+
+def _looks_like_html(body: bytes) -> bool:
+    head = body[:512].lstrip().lower()
+    return head.startswith((b"<!doctype html", b"<html", b"<head", b"<body"))
+
+
+def decode(body: bytes, charset: str | None, *, html: bool) -> str:
+    """Bytes to text: BOM, then the HTTP charset, then ``<meta charset>``, then UTF-8, then windows-1252.
+
+    Never raises: undecodable bytes become U+FFFD.
+    """
+    for bom, encoding in _BOMS:
+        if body.startswith(bom):
+            return body[len(bom) :].decode(encoding, errors="replace")
+    candidates = [charset]
+    if html:
+        match = _META_CHARSET.search(body[:4096])
+        candidates.append(match.group(1).decode("ascii", "replace").lower() if match else None)
+    for candidate in candidates:
+        encoding = _codec(candidate)
+        if encoding is not None:
+            return body.decode(encoding, errors="replace")
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        return body.decode("cp1252", errors="replace")
+
+
+def _codec(name: str | None) -> str | None:
+    """A Python codec for a declared charset; latin-1 and ascii mean windows-1252, as in browsers."""
+    if not name:
+        return None
+    if name in ("iso-8859-1", "latin1", "latin-1", "us-ascii", "ascii", "iso8859-1"):
+        return "cp1252"
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
+
+
+def _json(body: bytes, kind: str, charset: str | None) -> Document:
+    raw = json_text(body, charset)
+    try:
+        value: Any = json.loads(raw)
+    except ValueError as error:
+        raise InvalidContent(f"the body is not valid JSON ({error})") from None
+    return _as_text(json.dumps(value, indent=2, ensure_ascii=False), kind, raw=raw)
+
+
+def _as_text(text: str, kind: str, *, raw: str) -> Document:
+    """A document whose Markdown and text are the same, with no title or metadata."""
+    return Document(
+        title="",
+        markdown=text,
+        text=text,
+        metadata={},
+        content_type=kind,
+        raw_tokens=estimate_tokens(raw),
+        clean_tokens=estimate_tokens(text),
+    )
+
+
+def json_text(body: bytes, charset: str | None) -> str:
+    """A JSON body as text (UTF-8 unless its Content-Type says otherwise)."""
+    return decode(body, charset or "utf-8", html=False)
+
+
+def _html(
+    body: bytes, url: str, kind: str, charset: str | None, *, main_content_only: bool, with_html: bool
+) -> Document:
+    source = decode(body, charset, html=True)
+    root = parse_html(source)
+    base = _base_url(root, url)
+    metadata = _metadata(root, base)
+    links = _links(root, base)
+    main_content.flatten_deep(root)
+    body_element = root.find("body")
+    if body_element is None:
+        body_element = root
+    main_content.remove_boilerplate(body_element, unlikely=main_content_only)
+    content = main_content.main_content(body_element) if main_content_only else None
+    if content is None:
+        content = body_element
+    else:
+        main_content.clean(content)
+    _drop_title_heading(content, metadata.get("title", ""))
+    markdown = Renderer(base, markdown=True).render(content)
+    text = Renderer(base, markdown=False).render(content)
+    return Document(
+        title=metadata.get("title", ""),
+        markdown=markdown,
+        text=text,
+        metadata=metadata,
+        content_type=kind,
+        raw_tokens=estimate_tokens(source),
+        clean_tokens=estimate_tokens(markdown),
+        links=links,
+        html=ElementTree.tostring(content, encoding="unicode", method="html") if with_html else "",
+    )
+
+
+def _links(root: Element, base: str) -> list[str]:
+    found: dict[str, None] = {}
+    for anchor in root.iter("a"):
+        href = (anchor.get("href") or "").strip()
+        if href:
+            absolute = urljoin(base, href).split("#", 1)[0]
+            if absolute.startswith(("http://", "https://")):
+                found[absolute] = None
+    return list(found)
+
+
+def _base_url(root: Element, url: str) -> str:
+    base = root.find("head/base")
+    href = base.get("href") if base is not None else None
+    return urljoin(url, href) if href else url
+
+
+def _meta(root: Element) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for meta in root.iter("meta"):
+        key = (meta.get("property") or meta.get("name") or meta.get("itemprop") or "").strip().lower()
+        value = (meta.get("content") or "").strip()
+        if key and value and key not in found:
+            found[key] = value
+    return found
+
+
+def _metadata(root: Element, url: str) -> dict[str, str]:
+    meta = _meta(root)
+    title_element = root.find("head/title")
+    page_title = " ".join("".join(title_element.itertext()).split()) if title_element is not None else ""
+    title = meta.get("og:title") or meta.get("twitter:title") or page_title
+    metadata = {"url": url}
+    if not title:
+        heading = next(root.iter("h1"), None)
+        title = " ".join("".join(heading.itertext()).split()) if heading is not None else ""
+    values = {
+        "title": title,
+        "byline": meta.get("author")
+        or meta.get("article:author")
+        or meta.get("byl")
+        or meta.get("parsely-author")
+        or "",
+        "published": meta.get("article:published_time")
+        or meta.get("datepublished")
+        or meta.get("date")
+        or meta.get("pubdate")
+        or meta.get("dc.date")
+        or _time_datetime(root),
+        "language": (root.get("lang") or meta.get("og:locale") or meta.get("content-language") or "").strip(),
+        "description": meta.get("description") or meta.get("og:description") or "",
+        "site_name": meta.get("og:site_name") or "",
+    }
+    metadata.update({key: value[:500] for key, value in values.items() if value})
+    return metadata
+
+
+def _time_datetime(root: Element) -> str:
+    for element in root.iter("time"):
+        if element.get("datetime"):
+            return element.get("datetime", "")
+    return ""
+
+
+def _drop_title_heading(content: Element, title: str) -> None:
+    """The title is metadata; an ``h1`` repeating it would only repeat it."""
+    if not title:
+        return
+    wanted = " ".join(title.split()).lower()
+    for parent in content.iter():
+        for child in list(parent):
+            if child.tag == "h1":
+                text = " ".join("".join(child.itertext()).split()).lower()
+                if text and (text == wanted or wanted.startswith(text)):
+                    main_content.remove_keeping_tail(parent, child)
+                return

@@ -1,0 +1,33 @@
+"""The HTML tag vocabulary extraction works with, in one place: what is a block, what is inline,
+what never renders text, what is page furniture."""
+
+from __future__ import annotations
+
+HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+BLOCKS = HEADINGS | frozenset(
+    """address article aside blockquote body center dd details dialog div dl dt fieldset figcaption figure
+    footer form header hgroup hr html li main nav ol p pre section summary table tbody td tfoot th thead tr
+    ul""".split()
+)
+"""Elements that start a new block of text when rendered."""
+
+INLINE = frozenset("a b strong em i span font small big u sub sup abbr cite q mark time code br".split())
+"""Elements that run on within a line of text."""
+
+NEVER_TEXT = frozenset(
+    """script style noscript template svg math iframe object embed canvas head title img picture video audio
+    source track map area input button select textarea option""".split()
+)
+"""Elements whose content a reader never sees as text."""
+
+MEDIA = frozenset("img picture video audio source track map area".split())
+
+FURNITURE = frozenset("nav aside footer dialog menu link meta".split())
+"""Page furniture: navigation, asides, footers, dialogs."""
+
+DROPPED = (NEVER_TEXT - MEDIA - {"head", "title"}) | FURNITURE
+"""Removed before the main content is looked for: never text, form controls, furniture."""
+
+LISTS = frozenset({"ul", "ol"})
+TABLE_CELLS = frozenset({"td", "th"})

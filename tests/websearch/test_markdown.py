@@ -1,0 +1,66 @@
+"""Markdown and text as a browser would show the page: whitespace collapsed, a line break only
+where ``<br>`` puts one, absolute links, images only when they say what they show."""
+
+import pytest
+from steward_websearch.extraction import parse_html
+from steward_websearch.extraction.markdown import Renderer
+
+BASE = "https://docs.example/guide/"
+
+
+def render(html: str, *, markdown: bool = True, parser: str = "lexbor") -> str:
+    body = parse_html(f"<!doctype html><html><body>{html}</body></html>", parser).find("body")
+    return Renderer(BASE, markdown=markdown).render(body)
+
+
+@pytest.fixture(params=["lexbor", "html5lib"])
+def parser(request):
+    return request.param
+
+
+def test_a_newline_in_the_source_is_a_space(parser):
+    html = "<p>One sentence that the source\n   wraps\r\nacross\tlines.</p>"
+    assert render(html, parser=parser) == "One sentence that the source wraps across lines."
+    assert render(html, markdown=False, parser=parser) == "One sentence that the source wraps across lines."
+
+
+def test_only_br_breaks_a_line(parser):
+    html = "<p>Ada Leaf<br>12 Tea Street<br/>\n Leeds</p><div>loose text\nin a div<br>second line</div>"
+    assert render(html, parser=parser) == "Ada Leaf  \n12 Tea Street  \nLeeds\n\nloose text in a div  \nsecond line"
+    assert render(html, markdown=False, parser=parser) == (
+        "Ada Leaf\n12 Tea Street\nLeeds\n\nloose text in a div\nsecond line"
+    )
+
+
+def test_breaks_inside_headings_and_cells_are_spaces(parser):
+    html = "<h2>Two<br>words</h2><table><tr><th>Size<br>(cm)</th></tr><tr><td>10</td></tr></table>"
+    assert render(html, parser=parser) == "## Two words\n\n| Size (cm) |\n| --- |\n| 10 |"
+
+
+def test_a_break_in_a_list_item_stays_inside_the_item(parser):
+    html = "<ul><li>Kettle<br>1.7 litres</li><li>Pot</li></ul><ol><li>Warm<br>the pot</li></ol>"
+    assert render(html, parser=parser) == "- Kettle  \n  1.7 litres\n- Pot\n\n1. Warm  \n   the pot"
+
+
+def test_code_blocks_keep_their_whitespace_and_language(parser):
+    html = '<pre class="lang-js"><code>if (a) {\n    b();\n}</code></pre><p>Call <code>b(\n  )</code> once.</p>'
+    assert render(html, parser=parser) == "```js\nif (a) {\n    b();\n}\n```\n\nCall `b( )` once."
+
+
+def test_images_only_with_alt_text_and_absolute(parser):
+    html = (
+        '<p><img src="kettle.png" alt="A steel kettle"> <img src="spacer.gif" alt=""> <img src="x.png">'
+        '<img src="data:image/png;base64,AAAA" alt="inline"> text</p>'
+    )
+    assert render(html, parser=parser) == "![A steel kettle](https://docs.example/guide/kettle.png) text"
+    assert render(html, markdown=False, parser=parser) == "text"
+
+
+def test_no_empty_emphasis_or_links(parser):
+    html = '<p>Keep <strong> </strong><em></em><a href="/x"> </a>this.</p>'
+    assert render(html, parser=parser) == "Keep this."
+
+
+def test_relative_links_become_absolute(parser):
+    html = '<p><a href="../tea">Tea</a> and <a href="#top">top</a> and <a href="javascript:x()">js</a></p>'
+    assert render(html, parser=parser) == "[Tea](https://docs.example/tea) and top and js"

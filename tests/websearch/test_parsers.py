@@ -1,0 +1,67 @@
+"""The fast parser (lexbor) and the reference one (html5lib) implement the same WHATWG algorithm:
+on both shared corpora they must give the same Documents, or the same score within 0.002."""
+
+import gzip
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from steward_websearch.extraction import document, parse
+
+ROOT = Path(__file__).parents[2]
+CORPORA = ROOT.parent / "shared" / "data" / "extraction"
+
+
+def bench_scoring():
+    spec = importlib.util.spec_from_file_location("bench_extraction", ROOT / "bench" / "extraction.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_fast_parser_is_the_default_when_installed():
+    assert parse.LexborHTMLParser is not None, "make install installs selectolax (lexbor)"
+    assert parse.DEFAULT_PARSER == "lexbor"
+
+
+def test_trees_have_the_same_shape():
+    html = (
+        '<!doctype html><html lang="en"><body><p hidden>One<!-- c -->two<b>three</b>four'
+        '<svg viewBox="0 0 1 1"><path d="M0"/></svg><table><td>cell</table>'
+    )
+    fast, reference = parse.parse_html(html, "lexbor"), parse.parse_html(html, "html5lib")
+
+    def shape(root):
+        return [(e.tag, dict(e.attrib), e.text, e.tail) for e in root.iter()]
+
+    assert shape(fast) == shape(reference)
+    assert fast.find("body/p").get("hidden") == ""
+
+
+def test_deep_nesting_is_no_recursion_problem():
+    root = parse.parse_html("<div>" * 50_000 + "deep" + "</div>" * 50_000, "lexbor")
+    assert "".join(root.itertext()).strip() == "deep"
+
+
+@pytest.mark.parametrize("corpus", ["scrapinghub", "wcxb-dev"])
+def test_both_parsers_give_the_same_documents_on_the_corpora(corpus, monkeypatch):
+    folder = CORPORA / corpus
+    truth = json.loads((folder / "ground-truth.json").read_text())
+    outputs: dict[str, list[str]] = {"lexbor": [], "html5lib": []}
+    for name in outputs:
+        monkeypatch.setattr(document, "parse_html", lambda source, name=name: parse.parse_html(source, name))
+        for key in sorted(truth):
+            body = gzip.decompress((folder / "html" / f"{key}.html.gz").read_bytes())
+            outputs[name].append(document.extract(body, url=truth[key]["url"], content_type="text/html").markdown)
+    same = sum(a == b for a, b in zip(outputs["lexbor"], outputs["html5lib"], strict=True))
+    bench = bench_scoring()
+    truths = [truth[key]["articleBody"] for key in sorted(truth)]
+    f1 = {
+        name: bench.score([(t, bench.plain(o)) for t, o in zip(truths, found, strict=True)])[2]
+        for name, found in outputs.items()
+    }
+    assert same >= 0.9 * len(truth), f"only {same} of {len(truth)} documents are identical"
+    assert abs(f1["lexbor"] - f1["html5lib"]) <= 0.002, f1
