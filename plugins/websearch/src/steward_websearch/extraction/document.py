@@ -215,7 +215,8 @@ def _html(
     if body_element is None:
         body_element = root
     main_content.remove_boilerplate(body_element, unlikely=main_content_only)
-    content = main_content.main_content(body_element) if main_content_only else None
+    article = metadata.get("type") == "article"
+    content = main_content.main_content(body_element, article=article) if main_content_only else None
     if content is None:
         content = body_element
     else:
@@ -288,6 +289,7 @@ def _metadata(root: Element, url: str) -> dict[str, str]:
         "language": (root.get("lang") or meta.get("og:locale") or meta.get("content-language") or "").strip(),
         "description": meta.get("description") or meta.get("og:description") or "",
         "site_name": meta.get("og:site_name") or "",
+        "type": " ".join(meta.get("og:type", "").split()).lower(),
     }
     metadata.update({key: value[:500] for key, value in values.items() if value})
     return metadata

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from xml.etree.ElementTree import Element
 
 from steward_websearch.extraction.vocabulary import DROPPED, HEADINGS, INLINE
@@ -103,7 +104,7 @@ def _label_words(label: str) -> frozenset[str]:
 
 
 def _is_hidden(element: Element) -> bool:
-    if element.get("hidden") is not None or element.get("aria-hidden") == "true":
+    if element.get("hidden") is not None:
         return True
     if (element.get("role") or "").lower() in HIDDEN_ROLES:
         return True
@@ -146,34 +147,63 @@ def remove_boilerplate(root: Element, *, unlikely: bool = True) -> None:
     """Drop invisible and structural boilerplate, and (``unlikely``) elements named like boilerplate.
 
     An element named like boilerplate that holds half the page's text is kept: sites wrap whole
-    pages in ``Page-ad-margins`` or ``header-wrapper`` as often as they wrap ads. Forms are kept
-    too (ASP.NET pages put everything inside one); their controls are not.
+    pages in ``Page-ad-margins`` or ``header-wrapper`` as often as they wrap ads. So is a family
+    of them (the same boilerplate word) that together hold most of it: on a forum thread or a
+    comment page, the ``comment`` blocks are what the reader came for. Forms are kept too (ASP.NET
+    pages put everything inside one); their controls are not.
     """
     _drop_structural(root)
     if not unlikely:
         return
     measures = Measures(root)
     total = measures.chars.get(root, 0)
+    suspects: list[tuple[Element, Element, frozenset[str]]] = []
     stack = [root]
     while stack:
         parent = stack.pop()
-        for child in list(parent):
-            tag = child.tag
-            if tag not in KEPT_WHATEVER_THE_NAME:
+        for child in parent:
+            if child.tag not in KEPT_WHATEVER_THE_NAME:
                 words = _words(child)
-                if words & UNLIKELY and not words & MAYBE and not _holds_the_page(child, measures, total):
-                    remove_keeping_tail(parent, child)
+                named = words & UNLIKELY
+                if named and not words & MAYBE and not _holds_the_page(child, measures, total):
+                    suspects.append((parent, child, named))
                     continue
             stack.append(child)
+    family_chars: dict[frozenset[str], int] = {}
+    for _, child, named in suspects:
+        family_chars[named] = family_chars.get(named, 0) + measures.chars.get(child, 0)
+    for parent, child, named in suspects:
+        if family_chars[named] < total * FAMILY_SHARE:
+            remove_keeping_tail(parent, child)
+
+
+FAMILY_SHARE = 0.4
 
 
 def _drop_structural(root: Element) -> None:
+    """Drop what never renders text, then what is hidden, unless it hides the page itself.
+
+    Shops and landing pages ship their whole content under ``display: none`` and reveal it with
+    JavaScript once it has loaded; a hidden element that holds half the page's text, and is not a
+    menu (mostly links), is that.
+    """
+    _drop_where(root, lambda child, tag: not tag or tag.startswith("{") or tag in DROPPED)
+    measures = Measures(root)
+    total = measures.chars.get(root, 0)
+    def hidden(child: Element, tag: str) -> bool:
+        if not _is_hidden(child):
+            return False
+        return not _holds_the_page(child, measures, total) or measures.link_density(child) > 0.3
+
+    _drop_where(root, hidden)
+
+
+def _drop_where(root: Element, unwanted: Callable[[Element, str], bool]) -> None:
     stack = [root]
     while stack:
         parent = stack.pop()
         for child in list(parent):
-            tag = child.tag if isinstance(child.tag, str) else ""
-            if not tag or tag.startswith("{") or tag in DROPPED or _is_hidden(child):
+            if unwanted(child, child.tag if isinstance(child.tag, str) else ""):
                 remove_keeping_tail(parent, child)
             else:
                 stack.append(child)
@@ -247,10 +277,17 @@ def _paragraph_text(element: Element) -> str:
 
 
 MIN_CONTENT_CHARS = 100
+SECTIONS_SHARE = 0.35
 
 
-def main_content(body: Element) -> Element | None:
-    """The element (or a new ``div`` of siblings) holding the main content, or ``None`` if none is."""
+def main_content(body: Element, *, article: bool = False) -> Element | None:
+    """The element (or a new ``div`` of siblings) holding the main content, or ``None`` for the page.
+
+    ``None`` when nothing reads like content, and also when a page that does not declare itself an
+    ``article`` has its best candidate hold less than ``SECTIONS_SHARE`` of its text: product,
+    service, listing and documentation pages are sequences of sections, not one block of prose,
+    and a single candidate would keep one section and drop the rest.
+    """
     measures = Measures(body)
     scores: dict[Element, float] = {}
     for element in body.iter():
@@ -281,6 +318,8 @@ def main_content(body: Element) -> Element | None:
     parent = measures.parent.get(top)
     if parent is None:
         return top
+    if not article and measures.chars.get(top, 0) < SECTIONS_SHARE * measures.chars.get(body, 0):
+        return None
     threshold = max(10.0, scores.get(top, 0) * 0.2)
     label = top.get("class")
     chosen = Element("div")
@@ -351,9 +390,17 @@ def clean(content: Element) -> None:
             remove_keeping_tail(parent, heading)
 
 
+def _is_prose(element: Element, measures: Measures) -> bool:
+    """Several sentences of running text, few of them links: content, whatever its class says."""
+    return measures.prose_chars.get(element, 0) >= PROSE_CHARS and measures.link_density(element) < 0.25
+
+
+PROSE_CHARS = 280
+
+
 def _looks_like_boilerplate(element: Element, measures: Measures) -> bool:
     weight = _class_weight(element)
-    if weight < 0:
+    if weight < 0 and not _is_prose(element, measures):
         return True
     text = _paragraph_text(element)
     if text.count(",") >= 10:

@@ -7,16 +7,20 @@ HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 
 BLOCKS = HEADINGS | frozenset(
     """address article aside blockquote body center dd details dialog div dl dt fieldset figcaption figure
-    footer form header hgroup hr html li main nav ol p pre section summary table tbody td tfoot th thead tr
-    ul""".split()
+    footer form header hgroup hr html li main nav noscript ol p pre section summary table tbody td tfoot th
+    thead tr ul""".split()
 )
-"""Elements that start a new block of text when rendered."""
+"""Elements that start a new block of text when rendered.
+
+``noscript`` is among them: a page fetched without JavaScript is read as a browser without it shows
+it, and forums (Discourse) put the whole thread there for such readers.
+"""
 
 INLINE = frozenset("a b strong em i span font small big u sub sup abbr cite q mark time code br".split())
 """Elements that run on within a line of text."""
 
 NEVER_TEXT = frozenset(
-    """script style noscript template svg math iframe object embed canvas head title img picture video audio
+    """script style template svg math iframe object embed canvas head title img picture video audio
     source track map area input button select textarea option""".split()
 )
 """Elements whose content a reader never sees as text."""
