@@ -218,9 +218,11 @@ def _html(
     article = metadata.get("type") == "article"
     content = main_content.main_content(body_element, article=article) if main_content_only else None
     if content is None:
-        content = body_element
+        content = main_content.landmark(body_element) if main_content_only else body_element
     else:
         main_content.clean(content)
+    if main_content_only:
+        main_content.drop_repeated_labels(content)
     _drop_title_heading(content, metadata.get("title", ""))
     markdown = Renderer(base, markdown=True).render(content)
     text = Renderer(base, markdown=False).render(content)

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Callable
 from xml.etree.ElementTree import Element
 
-from steward_websearch.extraction.vocabulary import DROPPED, HEADINGS, INLINE
+from steward_websearch.extraction.vocabulary import BLOCKS, DROPPED, HEADINGS, INLINE
 
 HIDDEN_ROLES = frozenset(
     ["navigation", "banner", "contentinfo", "complementary", "dialog", "alertdialog", "search", "menu", "menubar"]
@@ -29,6 +30,8 @@ UNLIKELY = frozenset(
     rss share sharing shoutbox sidebar signup skyscraper social sponsor sponsored subscribe subscription
     supplemental taboola toolbar""".split()
 )
+LAYOUT = frozenset("header masthead banner modal popup menu".split())
+"""Boilerplate words that name a place in the layout, not a kind of text: prose there is kept."""
 MAYBE = frozenset("article body column content main shadow".split())
 POSITIVE = frozenset("article body content entry hentry main page post text blog story".split())
 NEGATIVE = frozenset(
@@ -103,10 +106,13 @@ def _label_words(label: str) -> frozenset[str]:
     return frozenset(word.lower() for word in _WORD.findall(label))
 
 
+def _is_furniture(element: Element) -> bool:
+    """Navigation, banners, dialogs and the like, by the role the page gives them."""
+    return (element.get("role") or "").lower() in HIDDEN_ROLES
+
+
 def _is_hidden(element: Element) -> bool:
     if element.get("hidden") is not None:
-        return True
-    if (element.get("role") or "").lower() in HIDDEN_ROLES:
         return True
     style = (element.get("style") or "").replace(" ", "").lower()
     return "display:none" in style or "visibility:hidden" in style
@@ -149,7 +155,9 @@ def remove_boilerplate(root: Element, *, unlikely: bool = True) -> None:
     An element named like boilerplate that holds half the page's text is kept: sites wrap whole
     pages in ``Page-ad-margins`` or ``header-wrapper`` as often as they wrap ads. So is a family
     of them (the same boilerplate word) that together hold most of it: on a forum thread or a
-    comment page, the ``comment`` blocks are what the reader came for. Forms are kept too (ASP.NET
+    comment page, the ``comment`` blocks are what the reader came for. Prose under a word that only
+    names a place in the layout (``LAYOUT``: a documentation page's ``layout__header`` holds its
+    introduction) is kept too; prose under ``comment`` or ``related`` is not. Forms are kept (ASP.NET
     pages put everything inside one); their controls are not.
     """
     _drop_structural(root)
@@ -165,13 +173,18 @@ def remove_boilerplate(root: Element, *, unlikely: bool = True) -> None:
             if child.tag not in KEPT_WHATEVER_THE_NAME:
                 words = _words(child)
                 named = words & UNLIKELY
-                if named and not words & MAYBE and not _holds_the_page(child, measures, total):
+                if (
+                    named
+                    and not words & MAYBE
+                    and not _holds_the_page(child, measures, total)
+                    and not (named <= LAYOUT and _is_prose(child, measures))
+                ):
                     suspects.append((parent, child, named))
                     continue
             stack.append(child)
-    family_chars: dict[frozenset[str], int] = {}
+    family_chars: Counter[frozenset[str]] = Counter()
     for _, child, named in suspects:
-        family_chars[named] = family_chars.get(named, 0) + measures.chars.get(child, 0)
+        family_chars[named] += measures.chars.get(child, 0)
     for parent, child, named in suspects:
         if family_chars[named] < total * FAMILY_SHARE:
             remove_keeping_tail(parent, child)
@@ -181,17 +194,21 @@ FAMILY_SHARE = 0.4
 
 
 def _drop_structural(root: Element) -> None:
-    """Drop what never renders text, then what is hidden, unless it hides the page itself.
+    """Drop what never renders text and what the page's roles call furniture, then what is hidden.
 
-    Shops and landing pages ship their whole content under ``display: none`` and reveal it with
-    JavaScript once it has loaded; a hidden element that holds half the page's text, and is not a
-    menu (mostly links), is that.
+    Hidden is kept when it is content waiting for JavaScript: shops and landing pages ship their
+    whole content under ``display: none`` and reveal it once loaded (a hidden element holding half
+    the page's text that is not a menu, mostly links), and tabs and accordions hide descriptions and
+    specifications the same way (a hidden element that is prose, few of its words links).
     """
-    _drop_where(root, lambda child, tag: not tag or tag.startswith("{") or tag in DROPPED)
+    _drop_where(root, lambda child, tag: not tag or tag.startswith("{") or tag in DROPPED or _is_furniture(child))
     measures = Measures(root)
     total = measures.chars.get(root, 0)
+
     def hidden(child: Element, tag: str) -> bool:
         if not _is_hidden(child):
+            return False
+        if _is_prose(child, measures):
             return False
         return not _holds_the_page(child, measures, total) or measures.link_density(child) > 0.3
 
@@ -333,6 +350,21 @@ def main_content(body: Element, *, article: bool = False) -> Element | None:
     return chosen
 
 
+def landmark(body: Element) -> Element:
+    """The page's ``main`` landmark when it holds the page's content, else ``body``."""
+    measures = Measures(body)
+    total = measures.chars.get(body, 0)
+    for element in body.iter():
+        if element.tag == "main" or (element.get("role") or "").lower() == "main":
+            if measures.chars.get(element, 0) >= LANDMARK_SHARE * total:
+                return element
+            break
+    return body
+
+
+LANDMARK_SHARE = 0.3
+
+
 def _widen(top: Element, scores: dict[Element, float], measures: Measures) -> Element:
     """Prefer a near ancestor that holds clearly more prose than the candidate, without more links.
 
@@ -390,12 +422,43 @@ def clean(content: Element) -> None:
             remove_keeping_tail(parent, heading)
 
 
+def drop_repeated_labels(content: Element) -> None:
+    """Drop short texts the page's template repeats: the "Joined", "Reply" and "Add to cart" of every post or item.
+
+    A label that stands beside every post or product of a listing is furniture of the template,
+    however it is named; what a person wrote is not repeated word for word several times.
+    Table cells are data, and are kept.
+    """
+    measures = Measures(content)
+    seen: dict[str, list[Element]] = {}
+    for element in content.iter():
+        chars = measures.chars.get(element, 0)
+        if not 0 < chars <= LABEL_CHARS or element.tag not in BLOCKS or element.tag in LABELS_KEPT:
+            continue
+        parent = measures.parent.get(element)
+        if parent is None or measures.chars.get(parent, 0) == chars or parent.tag in LABELS_KEPT:
+            continue
+        seen.setdefault(" ".join("".join(element.itertext()).split()), []).append(element)
+    for elements in seen.values():
+        if len(elements) >= LABEL_REPEATS:
+            for element in elements:
+                parent = measures.parent.get(element)
+                if parent is not None and element in parent:
+                    remove_keeping_tail(parent, element)
+
+
+LABEL_CHARS = 40
+LABEL_REPEATS = 3
+LABELS_KEPT = frozenset({"td", "th", "tr", "code", "pre", "h1", "h2", "h3", "h4", "h5", "h6"})
+
+
 def _is_prose(element: Element, measures: Measures) -> bool:
     """Several sentences of running text, few of them links: content, whatever its class says."""
     return measures.prose_chars.get(element, 0) >= PROSE_CHARS and measures.link_density(element) < 0.25
 
 
 PROSE_CHARS = 280
+GALLERY_CHARS_PER_IMAGE = 200
 
 
 def _looks_like_boilerplate(element: Element, measures: Measures) -> bool:
@@ -411,7 +474,7 @@ def _looks_like_boilerplate(element: Element, measures: Measures) -> bool:
     inputs = sum(1 for e in element.iter("input"))
     density = measures.link_density(element)
     length = len(text)
-    if images > 1 and paragraphs / images < 0.5:
+    if images > 1 and paragraphs / images < 0.5 and length < GALLERY_CHARS_PER_IMAGE * images:
         return True
     if element.tag not in ("ul", "ol") and items > paragraphs:
         return True
@@ -419,6 +482,6 @@ def _looks_like_boilerplate(element: Element, measures: Measures) -> bool:
         return True
     if length < 25 and (images == 0 or images > 2) and element.tag not in ("table", "dl"):
         return True
-    if weight < 25 and density > 0.2:
+    if weight < 25 and density > 0.33:
         return True
     return weight >= 25 and density > 0.5
