@@ -1,10 +1,12 @@
 """What one hostile request costs everyone else (issue 11): the server must keep answering.
 
-A loopback site (127.0.0.2) serves a small JSON document and a page of 100,000 nested divs;
-Steward runs as another process with the websearch plugin. This process is the client. Reported:
+A loopback site (127.0.0.2) serves a small JSON document, a page of 100,000 nested divs (past
+extraction's nesting budget) and a page of 240,000 elements (inside it, seconds of work); Steward
+runs as another process with the websearch plugin. This process is the client. Reported:
 
-- a runaway jq program (``last(range(1e10))``, request timeout 2 s) and the nested page (timeout
-  2 s): when each is answered, and ``/healthz`` latency (p50 / max) from another client meanwhile;
+- a runaway jq program (``last(range(1e10))``), the nested page and the heavy page, each with a
+  request timeout of 2 s: when each is answered, and ``/healthz`` latency (p50 / max) from another
+  client meanwhile;
 - an anonymous ``/healthz`` flood (32 clients for 3 s): p50 of an unrelated authenticated request
   during the flood against without it, and how many dependency checks reached SearXNG.
 """
@@ -24,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from fetch_service import SITE_ADDRESS, site_and_steward
 
 NESTED = "<html><body>" + "<div>" * 100_000 + "<p>deep</p>" + "</div>" * 100_000 + "</body></html>"
+HEAVY = "<html><body>" + "<p><span>a</span> <span>b</span> <span>c</span></p>" * 60_000 + "</body></html>"
 FLOOD_CLIENTS = 32
 
 
@@ -43,6 +46,7 @@ def serve_site(port: int) -> None:
         routes=[
             Route("/data.json", lambda request: JSONResponse({"kettles": [{"name": "quiet"}]})),
             Route("/nested", lambda request: HTMLResponse(NESTED)),
+            Route("/heavy", lambda request: HTMLResponse(HEAVY)),
             Route("/healthz", healthz),
             Route("/hits", lambda request: PlainTextResponse(str(len(healthz_hits)))),
         ]
@@ -110,6 +114,7 @@ def main() -> None:
         for name, request in (
             ("runaway jq last(range(1e10))", {"url": f"{site}/data.json", "jq": "last(range(1e10))", "timeout": 2}),
             ("100k nested divs", {"url": f"{site}/nested", "timeout": 2}),
+            ("240k elements", {"url": f"{site}/heavy", "timeout": 2}),
         ):
             seconds, status, healthz = while_running(base, key, request)
             milliseconds = [value * 1000 for value in healthz]

@@ -519,12 +519,22 @@ def test_a_runaway_jq_program_is_stopped_at_the_deadline_and_the_server_keeps_an
     assert after.json()["content"] == '"quiet"'
 
 
-def test_a_page_that_takes_forever_to_extract_is_stopped_at_the_deadline(served, agent, site):
+def test_a_page_that_takes_longer_than_its_deadline_to_extract_is_stopped(served, agent, site):
     _, base = site
-    response, health = _while_running(served, agent, {"url": f"{base}/nested", "timeout": 2})
+    response, health = _while_running(served, agent, {"url": f"{base}/heavy", "timeout": 0.5})
     assert response.json()["error"]["code"] == "TIMEOUT"
     assert len(health) >= 3
     assert served.host.isolated.killed == 1
+
+
+@pytest.mark.parametrize(("route", "status"), [("/v1/fetch", 502), ("/v2/scrape", 500)])
+def test_a_page_nested_past_the_budget_is_refused_before_it_is_parsed(served, agent, site, route, status):
+    _, base = site
+    response = agent.post(route, json={"url": f"{base}/nested", "timeout": 30})
+    assert response.status_code == status, response.text  # Firecrawl answers what is not the caller's with 500
+    assert "nests elements about 100,00" in response.text
+    assert "at most 8,192" in response.text
+    assert served.host.isolated.killed == 0, "the budget said no; no worker had to be stopped"
 
 
 @pytest.mark.parametrize(

@@ -133,8 +133,10 @@ ARCHIVED = (
 )
 
 
-# a page that costs the extractor many seconds of CPU: a hostile page needs nothing cleverer
+# a page nested past extraction's budget: refused before it is parsed (parsing it takes lexbor 16 s)
 NESTED = "<html><body>" + "<div>" * 100_000 + "<p>deep</p>" + "</div>" * 100_000 + "</body></html>"
+# a page inside the budget that still costs the extractor seconds of CPU (240,000 elements)
+HEAVY = "<html><body>" + "<p><span>a</span> <span>b</span> <span>c</span></p>" * 60_000 + "</body></html>"
 
 
 class Site:
@@ -212,6 +214,7 @@ class Site:
                 Route("/to-private", lambda request: RedirectResponse("http://10.0.0.5/admin", status_code=302)),
                 Route("/slow", slow),
                 Route("/nested", lambda request: HTMLResponse(NESTED)),
+                Route("/heavy", lambda request: HTMLResponse(HEAVY)),
                 Route("/status/{code:int}", status),
                 Route("/wayback/available", available),
                 Route("/web/{stamp}/{url:path}", snapshot),

@@ -17,7 +17,7 @@ import msgspec
 
 import steward
 from steward_websearch.brave import KEY_FILE, write_key
-from steward_websearch.extraction import InvalidContent, UnsupportedContent, extract
+from steward_websearch.extraction import InvalidContent, PageTooComplex, UnsupportedContent, extract
 
 
 @click.command("extract")
@@ -34,7 +34,7 @@ def extract_command(source: Path, url: str, content_type: str, output: str) -> N
     body = sys.stdin.buffer.read() if str(source) == "-" else source.read_bytes()
     try:
         document = extract(body, url=url, content_type=content_type)
-    except (UnsupportedContent, InvalidContent) as error:
+    except (UnsupportedContent, InvalidContent, PageTooComplex) as error:
         raise click.ClickException(str(error)) from None
     if output == "json":
         click.echo(msgspec.json.format(msgspec.json.encode(document), indent=2))

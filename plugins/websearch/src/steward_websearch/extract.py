@@ -6,6 +6,7 @@ The code lives in :mod:`steward_websearch.extraction`.
 from steward_websearch.extraction import (
     Document,
     InvalidContent,
+    PageTooComplex,
     UnsupportedContent,
     decode,
     estimate_tokens,
@@ -19,6 +20,7 @@ from steward_websearch.extraction import (
 __all__ = [
     "Document",
     "InvalidContent",
+    "PageTooComplex",
     "UnsupportedContent",
     "decode",
     "estimate_tokens",

@@ -17,7 +17,14 @@ import msgspec
 
 import steward
 from steward_websearch.codes import WebsearchCode
-from steward_websearch.extraction import Document, InvalidContent, UnsupportedContent, extract, media_type
+from steward_websearch.extraction import (
+    Document,
+    InvalidContent,
+    PageTooComplex,
+    UnsupportedContent,
+    extract,
+    media_type,
+)
 from steward_websearch.fetch import FetchFailed, fetcher_for
 from steward_websearch.guard import TargetRejected
 
@@ -114,6 +121,8 @@ def reported_as_failures() -> Iterator[None]:
         raise steward.CapabilityError(steward.Code.UNSUPPORTED_CONTENT_TYPE, str(error)) from None
     except InvalidContent as error:
         raise steward.CapabilityError(WebsearchCode.INVALID_CONTENT, str(error)) from None
+    except PageTooComplex as error:
+        raise steward.CapabilityError(WebsearchCode.EXTRACTION_FAILED, str(error)) from None
     except steward.IsolatedJobFailed as error:
         raise steward.CapabilityError(
             WebsearchCode.EXTRACTION_FAILED, f"the content could not be processed: {error}"

@@ -17,11 +17,12 @@ from steward_websearch.extraction.document import (
     media_type,
     text_body,
 )
-from steward_websearch.extraction.parse import parse_html
+from steward_websearch.extraction.parse import PageTooComplex, parse_html
 
 __all__ = [
     "Document",
     "InvalidContent",
+    "PageTooComplex",
     "UnsupportedContent",
     "decode",
     "estimate_tokens",

@@ -107,8 +107,18 @@ def _label_words(label: str) -> frozenset[str]:
 
 
 def _is_furniture(element: Element) -> bool:
-    """Navigation, banners, dialogs and the like, by the role the page gives them."""
+    """Navigation, banners, dialogs and the like, by the role the page gives them; and skip links."""
+    if element.tag == "a":
+        return _is_skip_link(element)
     return (element.get("role") or "").lower() in HIDDEN_ROLES
+
+
+SKIP_LINK = re.compile(r"\s*(skip|jump|back|go) to\b", re.IGNORECASE)
+
+
+def _is_skip_link(anchor: Element) -> bool:
+    """ "Skip to content", "Back to top": a link to a place on the same page, for moving around it."""
+    return (anchor.get("href") or "").startswith("#") and bool(SKIP_LINK.match("".join(anchor.itertext())))
 
 
 def _is_hidden(element: Element) -> bool:
@@ -208,7 +218,7 @@ def _drop_structural(root: Element) -> None:
     def hidden(child: Element, tag: str) -> bool:
         if not _is_hidden(child):
             return False
-        if _is_prose(child, measures):
+        if _is_prose(child, measures) or _is_data(child, measures):
             return False
         return not _holds_the_page(child, measures, total) or measures.link_density(child) > 0.3
 
@@ -253,23 +263,30 @@ class Measures:
         self.chars: dict[Element, int] = {}
         self.link_chars: dict[Element, int] = {}
         self.prose_chars: dict[Element, int] = {}
+        parent, chars, link_chars, prose_chars = self.parent, self.chars, self.link_chars, self.prose_chars
         order: list[Element] = []
         stack = [root]
         while stack:
             element = stack.pop()
             order.append(element)
             for child in element:
-                self.parent[child] = element
-                stack.append(child)
+                parent[child] = element
+            stack.extend(element)
         for element in reversed(order):
-            own = len((element.text or "").strip())
-            chars = own + sum(self.chars[c] + len((c.tail or "").strip()) for c in element)
-            links = chars if element.tag == "a" else sum(self.link_chars[c] for c in element)
-            self.chars[element], self.link_chars[element] = chars, links
-            if element.tag == "p":
-                self.prose_chars[element] = chars if links < chars / 2 else 0
-            else:
-                self.prose_chars[element] = sum(self.prose_chars[c] for c in element)
+            text = element.text
+            total = len(text.strip()) if text else 0
+            links = prose = 0
+            for child in element:
+                tail = child.tail
+                total += chars[child] + (len(tail.strip()) if tail else 0)
+                links += link_chars[child]
+                prose += prose_chars[child]
+            tag = element.tag
+            if tag == "a":
+                links = total
+            elif tag == "p":
+                prose = total if links < total / 2 else 0
+            chars[element], link_chars[element], prose_chars[element] = total, links, prose
 
     def link_density(self, element: Element) -> float:
         chars = self.chars.get(element, 0)
@@ -329,6 +346,8 @@ def main_content(body: Element, *, article: bool = False) -> Element | None:
     for candidate in scores:
         scores[candidate] *= 1 - measures.link_density(candidate)
     top = max(scores, key=scores.__getitem__)
+    if scores[top] <= 0 or top is body:
+        return None
     top = _widen(top, scores, measures)
     if measures.chars.get(top, 0) < MIN_CONTENT_CHARS:
         return None
@@ -345,7 +364,11 @@ def main_content(body: Element, *, article: bool = False) -> Element | None:
             chosen.append(sibling)
             continue
         bonus = scores.get(top, 0) * 0.2 if label and sibling.get("class") == label else 0
-        if scores.get(sibling, -1e9) + bonus >= threshold or _worthy_paragraph(sibling, measures):
+        if (
+            scores.get(sibling, -1e9) + bonus >= threshold
+            or _worthy_paragraph(sibling, measures)
+            or _is_data(sibling, measures)
+        ):
             chosen.append(sibling)
     return chosen
 
@@ -427,7 +450,8 @@ def drop_repeated_labels(content: Element) -> None:
 
     A label that stands beside every post or product of a listing is furniture of the template,
     however it is named; what a person wrote is not repeated word for word several times.
-    Table cells are data, and are kept.
+    Only blocks of the layout go: a paragraph or a quote is written (a refrain is repeated on
+    purpose), table cells are data, and code and headings are kept too.
     """
     measures = Measures(content)
     seen: dict[str, list[Element]] = {}
@@ -449,7 +473,7 @@ def drop_repeated_labels(content: Element) -> None:
 
 LABEL_CHARS = 40
 LABEL_REPEATS = 3
-LABELS_KEPT = frozenset({"td", "th", "tr", "code", "pre", "h1", "h2", "h3", "h4", "h5", "h6"})
+LABELS_KEPT = frozenset({"p", "blockquote", "td", "th", "tr", "code", "pre", "h1", "h2", "h3", "h4", "h5", "h6"})
 
 
 def _is_prose(element: Element, measures: Measures) -> bool:
@@ -458,6 +482,15 @@ def _is_prose(element: Element, measures: Measures) -> bool:
 
 
 PROSE_CHARS = 280
+
+
+def _is_data(element: Element, measures: Measures) -> bool:
+    """A table of figures (a specification, a size guide), not a grid of links."""
+    return measures.link_density(element) < 0.25 and any(
+        len(table.findall(".//tr")) >= 2 for table in element.iter("table")
+    )
+
+
 GALLERY_CHARS_PER_IMAGE = 200
 
 

@@ -100,6 +100,8 @@ class Renderer:
 
     def _lines(self, text: str) -> str:
         """Inline text as a block: spaces collapsed as a browser does, a line break only per ``<br>``."""
+        if BREAK not in text:
+            return _SPACES.sub(" ", text).strip()
         lines = (_SPACES.sub(" ", line).strip() for line in text.split(BREAK))
         return self.hard_break.join(line for line in lines if line)
 

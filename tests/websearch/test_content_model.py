@@ -1,0 +1,114 @@
+"""What extraction keeps beyond articles: every post of a thread, a product's sections, a
+documentation page's introduction and code; and what it drops whatever the page calls it."""
+
+from steward_websearch.extraction import extract
+
+NAV = "<nav><a href='/'>Home</a> <a href='/shop'>Shop</a> <a href='/help'>Help</a></nav>"
+COOKIES = (
+    "<div role='dialog' class='consent-panel'><p>We use cookies to improve your experience, measure the audience "
+    "and show you offers. Accept them all, or choose which ones we may use.</p><button>Accept</button></div>"
+)
+
+
+def markdown(body: str, head: str = "") -> str:
+    page = f"<html><head>{head}</head><body>{body}</body></html>".encode()
+    return extract(page, url="https://forum.example/t/1", content_type="text/html").markdown
+
+
+def post(number: int, author: str) -> str:
+    return (
+        f"<article class='message'><div class='message-user'><h4>{author}</h4>"
+        f"<dl><dt>Joined</dt><dd>Mar {number}, 2019</dd></dl><dl><dt>Messages</dt><dd>{number * 37}</dd></dl></div>"
+        f"<div class='message-body'><time datetime='2024-05-0{number}'>May {number}, 2024</time>"
+        f"<p>Reply {number}: descaling with citric acid, two spoons a litre, left for an hour, worked for me"
+        f" on the {number}th try, and the kettle has been quiet since.</p></div>"
+        "<div class='message-actions'><a href='#'>Like</a></div></article>"
+    )
+
+
+def test_every_post_of_a_thread_is_kept_in_order_without_the_template_around_it():
+    thread = "".join(post(n, author) for n, author in enumerate(["ada", "brook", "cyd", "dee", "eli"], 1))
+    text = markdown(f"{NAV}<main><h1>Kettle descaling</h1>{thread}<form><textarea></textarea></form></main>")
+    positions = [text.index(f"Reply {n}:") for n in range(1, 6)]
+    assert positions == sorted(positions), "posts stay in reading order"
+    for author in ["ada", "brook", "cyd", "dee", "eli"]:
+        assert author in text
+    assert "May 3, 2024" in text
+    assert "Joined" not in text, "labels the template repeats on every post go"
+    assert "Messages" not in text
+    assert "Home" not in text
+
+
+def test_a_products_description_and_specifications_in_hidden_tabs_are_kept():
+    product = (
+        "<main><h1>Quiet Kettle 2</h1><p class='price'>€49.00</p>"
+        "<div class='tabs'><div class='tab-panel' style='display: none'>"
+        "<p>The Quiet Kettle boils a litre in three minutes, at half the noise of an ordinary kettle, and keeps"
+        " the water hot for an hour after it has boiled. Its stainless steel body has no plastic where the water"
+        " is, and the lid opens wide enough to clean it by hand.</p></div>"
+        "<div class='tab-panel' style='display:none'><table><tr><th>Capacity</th><td>1.7 l</td></tr>"
+        "<tr><th>Power</th><td>2200 W</td></tr></table></div></div></main>"
+    )
+    text = markdown(NAV + product + COOKIES)
+    assert "boils a litre in three minutes" in text, "hidden prose is a tab's description"
+    assert "| Capacity | 1.7 l |" in text
+    assert "cookies" not in text, "a dialog is furniture, however much it says"
+
+
+def test_a_hidden_menu_is_still_dropped():
+    menu = "<div style='display:none'>" + "".join(f"<a href='/c/{n}'>Category number {n}</a> " for n in range(40))
+    text = markdown(
+        menu + "</div><main><h1>Kettles</h1><p>" + "All about kettles, and why they sing. " * 8 + "</p></main>"
+    )
+    assert "All about kettles" in text
+    assert "Category number" not in text
+
+
+def test_prose_under_a_layout_word_is_kept_but_not_under_comments():
+    intro = (
+        "<div class='layout__header'><p>The WebSocket object provides the API for creating and managing a"
+        " connection to a server, as well as for sending and receiving data on the connection. To construct one,"
+        " use its constructor with the address of the server and, if needed, the protocols it speaks.</p></div>"
+    )
+    body = (
+        "<div class='layout__body'><h2>Constructor</h2><p>WebSocket() returns a newly created WebSocket, connected"
+        " to the address it was given, and starts the opening handshake at once, without waiting.</p>"
+        "<pre><code class='language-js'>const socket = new WebSocket('wss://example.org');</code></pre></div>"
+    )
+    comments = (
+        "<div class='comments'><p>I have used this object for years, and the one thing I wish it had is a way to"
+        " apply backpressure, which it does not have; a shame, but you get used to it after a while.</p></div>"
+    )
+    text = markdown(f"<main>{intro}{body}</main>{comments}")
+    assert "provides the API for creating" in text
+    assert "```js\nconst socket" in text
+    assert "backpressure" not in text
+
+
+def test_a_refrain_the_author_repeats_is_kept():
+    verse = "<p>Every morning the kettle sings its song to the sleeping house, and nobody minds.</p>"
+    refrain = "<p>Sing, kettle, sing.</p>"
+    text = markdown("<article>" + (verse + refrain) * 4 + "</article>")
+    assert text.count("Sing, kettle, sing.") == 4
+
+
+def test_a_page_without_one_main_block_is_read_from_its_main_landmark():
+    cards = "".join(
+        f"<div class='card'><h3>Kettle {n}</h3><span>€{n}9</span><a href='/k/{n}'>Details</a></div>" for n in range(6)
+    )
+    footer_links = "<div class='site-links'>" + "".join(f"<a href='/l/{n}'>Link {n}</a> " for n in range(30)) + "</div>"
+    text = markdown(f"<div class='top-links'>{footer_links}</div><main><h1>All kettles</h1>{cards}</main>")
+    assert "Kettle 5" in text
+    assert "€59" in text
+    assert "Link 12" not in text
+
+
+def test_links_for_moving_around_the_page_are_dropped():
+    prose = "<p>" + "The kettle sings before it boils, because bubbles collapse as they rise. " * 4 + "</p>"
+    text = markdown(
+        "<a href='#main'>Skip to content</a><main id='main'><article>"
+        f"{prose}<p>See <a href='#notes'>the notes</a>.</p><a href='#top'>Back to top</a></article></main>"
+    )
+    assert "Skip to content" not in text
+    assert "Back to top" not in text
+    assert "See the notes." in text, "an in-page link that is prose stays"
