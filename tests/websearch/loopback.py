@@ -5,7 +5,7 @@ import contextlib
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 
-from steward_websearch.guard import Guard
+from steward_websearch.net.guard import Guard
 
 TEST_ADDRESS = "127.0.0.2"
 

@@ -3,7 +3,7 @@
 import contextlib
 
 import pytest
-from steward_websearch.admission import Admission, Busy
+from steward_websearch.service.admission import Admission, Busy
 from steward_websearch.settings import ServiceSettings
 
 from steward.testing import FakeClock

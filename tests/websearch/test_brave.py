@@ -6,7 +6,7 @@ import logging
 import pytest
 import steward_websearch
 from click.testing import CliRunner
-from steward_websearch.search import canonical_url
+from steward_websearch.service.search import canonical_url
 from test_service import SERVICE_KEY
 from upstreams import BRAVE_KEY, BraveShaped
 

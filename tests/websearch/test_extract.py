@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 from steward_websearch.cli import extract_command
 from steward_websearch.extract import InvalidContent, UnsupportedContent, decode, extract
-from steward_websearch.jq_program import check_program, run_program
+from steward_websearch.service.jq_program import check_program, run_program
 
 ARTICLE = """<!doctype html>
 <html lang="en-GB"><head>

@@ -13,8 +13,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
-from steward_websearch.fetch import FetchedPage, Fetcher, FetchFailed, FetchLimits, GuardedNetworkBackend
-from steward_websearch.guard import Guard, TargetRejected
+from steward_websearch.net.fetch import FetchedPage, Fetcher, FetchFailed, FetchLimits, GuardedNetworkBackend
+from steward_websearch.net.guard import Guard, TargetRejected
 
 from steward.testing import serve_app
 
@@ -325,7 +325,7 @@ async def test_per_host_and_global_concurrency_caps(server):
 
 
 async def test_requests_with_the_same_settings_share_one_fetcher():
-    from steward_websearch.fetch import fetcher_for
+    from steward_websearch.net.fetch import fetcher_for
 
     first = fetcher_for(Guard.configured(allowed_networks=["127.0.0.2/32"]), FetchLimits())
     again = fetcher_for(Guard.configured(allowed_networks=["127.0.0.2/32"]), FetchLimits())

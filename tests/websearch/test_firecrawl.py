@@ -192,7 +192,7 @@ def test_dns_failures_have_firecrawls_code(sdk, monkeypatch):
     async def nothing_resolves(host, port):
         raise OSError(-2, "Name or service not known")
 
-    monkeypatch.setattr("steward_websearch.guard.system_resolver", nothing_resolves)
+    monkeypatch.setattr("steward_websearch.net.guard.system_resolver", nothing_resolves)
     with pytest.raises(DNSResolutionError, match="does not resolve"):
         sdk.scrape("http://kettles.example/")
 

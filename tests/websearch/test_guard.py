@@ -3,8 +3,8 @@
 import asyncio
 
 import pytest
-from steward_websearch import guard
-from steward_websearch.guard import Guard, TargetRejected, check_address, check_url, resolve
+from steward_websearch.net import guard
+from steward_websearch.net.guard import Guard, TargetRejected, check_address, check_url, resolve
 
 REFUSED_URLS = [
     # schemes

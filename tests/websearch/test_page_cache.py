@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from steward_websearch.extract import Document
-from steward_websearch.page_cache import CachedPage, PageCache, lifetime, normalise_url
+from steward_websearch.service.page_cache import CachedPage, PageCache, lifetime, normalise_url
 
 from steward.testing import FakeClock
 

@@ -2,7 +2,7 @@
 
 import pytest
 import steward_websearch
-from steward_websearch.search import plain_text
+from steward_websearch.service.search import plain_text
 
 from steward.testing import serve_host
 

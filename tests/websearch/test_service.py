@@ -9,7 +9,7 @@ import httpx
 import pytest
 import steward_websearch
 from loopback import TEST_ADDRESS
-from steward_websearch.service_api import host_of
+from steward_websearch.service.routes import host_of
 from upstreams import ARTICLE, Site
 
 from steward.testing import Rule, ScriptedModel, serve_app, serve_host

@@ -9,11 +9,11 @@ from starlette.routing import BaseRoute
 import steward
 from steward_websearch.cli import extract_command, fetch_command, search_command, websearch_group
 from steward_websearch.codes import WebsearchCode
-from steward_websearch.fetch_capability import fetch_capability
-from steward_websearch.firecrawl import firecrawl_routes
-from steward_websearch.search import search_capability, searxng_health
-from steward_websearch.service import service_capabilities
-from steward_websearch.service_api import ServiceGate, native_routes
+from steward_websearch.service.fetch_capability import fetch_capability
+from steward_websearch.service.firecrawl import firecrawl_routes
+from steward_websearch.service.fleet import service_capabilities
+from steward_websearch.service.routes import ServiceGate, native_routes
+from steward_websearch.service.search import search_capability, searxng_health
 from steward_websearch.settings import WebsearchSettings
 
 log = logging.getLogger("steward.plugins.websearch")

@@ -16,8 +16,8 @@ import httpx
 import msgspec
 
 import steward
-from steward_websearch.brave import KEY_FILE, write_key
 from steward_websearch.extraction import InvalidContent, PageTooComplex, UnsupportedContent, extract
+from steward_websearch.service.brave import KEY_FILE, write_key
 
 
 @click.command("extract")

@@ -7,8 +7,8 @@ import ipaddress
 import msgspec
 
 import steward
-from steward_websearch.fetch import FetchLimits
-from steward_websearch.guard import Guard
+from steward_websearch.net.fetch import FetchLimits
+from steward_websearch.net.guard import Guard
 
 
 class DigestSettings(msgspec.Struct, forbid_unknown_fields=True):

@@ -31,7 +31,7 @@ from starlette.routing import Route
 
 import steward
 from steward_websearch.codes import WebsearchCode
-from steward_websearch.service_api import ServiceGate
+from steward_websearch.service.routes import ServiceGate
 
 FORMATS = {"markdown": None, "html": "html", "rawHtml": "raw_html", "links": "links"}
 TBS_RANGES = {"qdr:d": "day", "qdr:w": "week", "qdr:m": "month", "qdr:y": "year"}

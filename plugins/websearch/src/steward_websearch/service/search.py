@@ -26,7 +26,7 @@ import httpx
 import msgspec
 
 import steward
-from steward_websearch.brave import BraveHit, ask_brave, read_key
+from steward_websearch.service.brave import BraveHit, ask_brave, read_key
 
 MAX_RESULTS = 5
 SNIPPET_CHARS = 400

@@ -25,8 +25,8 @@ from steward_websearch.extraction import (
     extract,
     media_type,
 )
-from steward_websearch.fetch import FetchFailed, fetcher_for
-from steward_websearch.guard import TargetRejected
+from steward_websearch.net.fetch import FetchFailed, fetcher_for
+from steward_websearch.net.guard import TargetRejected
 
 MAX_RESULT_BYTES = 65536
 _ENVELOPE_MARGIN = 256

@@ -19,9 +19,7 @@ from typing import Annotated, Literal
 import msgspec
 
 import steward
-from steward_websearch.archives import NoSnapshot, Snapshot, recover
 from steward_websearch.codes import WebsearchCode
-from steward_websearch.digest import DigestUnavailable, digest
 from steward_websearch.extraction import (
     Document,
     InvalidContent,
@@ -31,12 +29,14 @@ from steward_websearch.extraction import (
     media_type,
     text_body,
 )
-from steward_websearch.fetch import FetchedPage, fetcher_for
-from steward_websearch.fetch_capability import HttpUrl, extract_isolated, reported_as_failures
-from steward_websearch.guard import UnresolvableHost
-from steward_websearch.jq_program import check_program, run_program
-from steward_websearch.page_cache import CachedPage, PageCache, lifetime
-from steward_websearch.search import TimeRange, find
+from steward_websearch.net.fetch import FetchedPage, fetcher_for
+from steward_websearch.net.guard import UnresolvableHost
+from steward_websearch.service.archives import NoSnapshot, Snapshot, recover
+from steward_websearch.service.digest import DigestUnavailable, digest
+from steward_websearch.service.fetch_capability import HttpUrl, extract_isolated, reported_as_failures
+from steward_websearch.service.jq_program import check_program, run_program
+from steward_websearch.service.page_cache import CachedPage, PageCache, lifetime
+from steward_websearch.service.search import TimeRange, find
 from steward_websearch.settings import WebsearchSettings
 
 MAX_RESULT_BYTES = 8 * 1024 * 1024

@@ -16,8 +16,8 @@ from urllib.parse import quote
 import httpx
 import msgspec
 
-from steward_websearch.fetch import FetchedPage, Fetcher, FetchFailed
-from steward_websearch.guard import TargetRejected
+from steward_websearch.net.fetch import FetchedPage, Fetcher, FetchFailed
+from steward_websearch.net.guard import TargetRejected
 from steward_websearch.settings import RecoverSettings
 
 _WAYBACK_SNAPSHOT = re.compile(r"^(?P<base>.*?/web/)(?P<stamp>\d{14})(?:[a-z]{2}_)?/(?P<url>.+)$")

@@ -20,10 +20,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 import steward
-from steward_websearch import telemetry
-from steward_websearch.admission import Admission, Busy
 from steward_websearch.codes import WebsearchCode
-from steward_websearch.service import ServiceFetchArguments, ServiceSearchArguments
+from steward_websearch.service import telemetry
+from steward_websearch.service.admission import Admission, Busy
+from steward_websearch.service.fleet import ServiceFetchArguments, ServiceSearchArguments
 from steward_websearch.settings import WebsearchSettings
 
 

@@ -27,7 +27,7 @@ import msgspec
 
 import steward
 from steward_websearch.codes import WebsearchCode
-from steward_websearch.guard import Guard, TargetRejected
+from steward_websearch.net.guard import Guard, TargetRejected
 
 ACCEPT = "text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,text/*;q=0.5"
 CREDENTIAL_HEADERS = ("authorization", "cookie", "proxy-authorization")
