@@ -209,7 +209,8 @@ def _drop_structural(root: Element) -> None:
     Hidden is kept when it is content waiting for JavaScript: shops and landing pages ship their
     whole content under ``display: none`` and reveal it once loaded (a hidden element holding half
     the page's text that is not a menu, mostly links), and tabs and accordions hide descriptions and
-    specifications the same way (a hidden element that is prose, few of its words links).
+    specifications the same way (a hidden element that is prose, few of its words links, or that
+    holds a table of figures).
     """
     _drop_where(root, lambda child, tag: not tag or tag.startswith("{") or tag in DROPPED or _is_furniture(child))
     measures = Measures(root)
