@@ -214,3 +214,12 @@ def test_cli_extract(tmp_path):
     refused = runner.invoke(extract_command, [str(page), "--content-type", "image/png"])
     assert refused.exit_code == 1
     assert "unsupported content type" in refused.output
+
+
+def test_the_first_address_of_the_extraction_api_exports_the_same_names():
+    import steward_websearch.extract as first
+    import steward_websearch.extraction as library
+
+    assert first.__all__ == library.__all__
+    for name in library.__all__:
+        assert getattr(first, name) is getattr(library, name)

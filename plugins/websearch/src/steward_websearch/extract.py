@@ -1,32 +1,8 @@
 """``steward_websearch.extract``: the public extraction API at its first address (kept working).
 
-The code lives in :mod:`steward_websearch.extraction`.
+The code lives in :mod:`steward_websearch.extraction`; this module re-exports its public names,
+whatever they are, so the two addresses cannot drift apart.
 """
 
-from steward_websearch.extraction import (
-    Document,
-    InvalidContent,
-    PageTooComplex,
-    UnsupportedContent,
-    decode,
-    estimate_tokens,
-    extract,
-    is_json,
-    json_text,
-    media_type,
-    text_body,
-)
-
-__all__ = [
-    "Document",
-    "InvalidContent",
-    "PageTooComplex",
-    "UnsupportedContent",
-    "decode",
-    "estimate_tokens",
-    "extract",
-    "is_json",
-    "json_text",
-    "media_type",
-    "text_body",
-]
+from steward_websearch.extraction import *  # noqa: F403
+from steward_websearch.extraction import __all__ as __all__
