@@ -1,30 +1,19 @@
 """docs/reference.md is what the code declares: every public field, hook and helper, nothing else."""
 
 import dataclasses
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import msgspec
 import pytest
+from script_modules import load_script
 
 import steward
 import steward.testing
 
 ROOT = Path(__file__).parents[2]
 REFERENCE = ROOT / "docs" / "reference.md"
-
-
-def load_generator():
-    spec = importlib.util.spec_from_file_location("generate_reference", ROOT / "docs" / "generate_reference.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-generator = load_generator()
+generator = load_script("docs/generate_reference.py", "generate_reference")
 DOCUMENTED_CLASSES = [path for _, _, paths in generator.SECTIONS for path in paths]
 
 

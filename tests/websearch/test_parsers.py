@@ -2,24 +2,15 @@
 on both shared corpora they must give the same Documents, or the same score within 0.002."""
 
 import gzip
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from script_modules import load_script
 from steward_websearch.extraction import document, parse
 
 ROOT = Path(__file__).parents[2]
 CORPORA = ROOT.parent / "shared" / "data" / "extraction"
-
-
-def bench_scoring():
-    spec = importlib.util.spec_from_file_location("bench_extraction", ROOT / "bench" / "extraction.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_fast_parser_is_the_default_when_installed():
@@ -58,7 +49,7 @@ def test_both_parsers_give_the_same_documents_on_the_corpora(corpus, monkeypatch
             body = gzip.decompress((folder / "html" / f"{key}.html.gz").read_bytes())
             outputs[name].append(document.extract(body, url=truth[key]["url"], content_type="text/html").markdown)
     same = sum(a == b for a, b in zip(outputs["lexbor"], outputs["html5lib"], strict=True))
-    bench = bench_scoring()
+    bench = load_script("bench/extraction.py", "bench_extraction")
     truths = [truth[key]["articleBody"] for key in sorted(truth)]
     f1 = {
         name: bench.score([(t, bench.plain(o)) for t, o in zip(truths, found, strict=True)])[2]
