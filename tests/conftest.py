@@ -62,3 +62,19 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def redis_server():
+    """One real redis-server on 127.0.0.1 for the whole run; a test that needs it fails if it cannot start."""
+    from steward.testing import RedisServer
+
+    with RedisServer() as server:
+        yield server
+
+
+@pytest.fixture
+def redis_url(redis_server) -> str:
+    """The server's URL, emptied first, so every test starts from nothing."""
+    redis_server.flush()
+    return redis_server.url

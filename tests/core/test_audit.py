@@ -1,6 +1,9 @@
 import asyncio
 import json
+import multiprocessing
 import os
+import socket
+import time
 
 import pytest
 from principals import ALICE
@@ -52,7 +55,10 @@ async def test_one_record_per_outcome_of_every_kind(host):
         "status",
         "code",
         "duration_ms",
+        "host",
+        "worker",
     }
+    assert (first["host"], first["worker"]) == (socket.gethostname(), os.getpid())
     assert first["classification"] == {"side_effect": "read_only", "network": "local", "confirmation": "automatic"}
     assert (first["caller"], first["surface"]) == ("alice", "invoke")
 
@@ -92,6 +98,33 @@ def test_rotation_by_size_keeps_backups(tmp_path):
     for path in tmp_path.iterdir():
         assert path.stat().st_size <= 1000
         assert all(json.loads(line)["capability"] == "a.b" for line in path.read_text().splitlines())
+
+
+def write_records(path, count, worker, start):
+    log = AuditLog(path, max_bytes=20_000, backups=16)
+    start.wait(30)
+    for index in range(count):
+        time.sleep(0.0003)
+        log.record(
+            Outcome(capability=f"w{worker}.n{index}", version=1, stage="result", status="ok"), caller="c", surface="s"
+        )
+    log.close()
+
+
+def test_workers_sharing_one_log_rotate_it_without_losing_a_record(tmp_path):
+    context = multiprocessing.get_context("spawn")
+    start = context.Barrier(2)
+    writers = [
+        context.Process(target=write_records, args=(tmp_path / "audit.jsonl", 750, worker, start)) for worker in (1, 2)
+    ]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join(60)
+        assert writer.exitcode == 0
+    names = [json.loads(line)["capability"] for path in tmp_path.iterdir() for line in lines_in(path)]
+    assert sorted(names) == sorted(f"w{worker}.n{index}" for worker in (1, 2) for index in range(750))
+    assert all(path.stat().st_size <= 20_000 + 400 for path in tmp_path.iterdir())
 
 
 def test_log_survives_reopening(tmp_path):

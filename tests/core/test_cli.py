@@ -121,7 +121,7 @@ def test_bad_config_is_a_clear_error(run, tmp_path):
 def test_serve_refuses_several_workers_with_the_memory_store(run):
     result = run("serve", "--workers", "2")
     assert result.exit_code == 1
-    assert "shared state backend" in result.output
+    assert "--workers 2 needs the redis state backend" in result.output
 
 
 def test_invoke_goes_to_the_running_server_with_the_client_key(tmp_path, monkeypatch):

@@ -62,7 +62,7 @@ def test_plugin_lists_and_sections_from_environment():
         ("[sever]\nport = 1\n", "sever: unknown key"),
         ("[plugins]\nstrict = 'yes'\n", "plugins.strict: Expected `bool`"),
         ("[plugins]\nenable = ['a']\n", "plugins.enable: unknown key"),
-        ("[state]\nbackend = 'redis'\n", "state.backend"),
+        ("[state]\nbackend = 'valkey'\n", "state.backend"),
         ("[server\n", "not valid TOML"),
     ],
 )

@@ -30,6 +30,10 @@ def table_fields(section: str) -> list[str]:
 def runtime_fields(cls: type) -> list[str]:
     if dataclasses.is_dataclass(cls):
         return [field.name for field in dataclasses.fields(cls)]
+    if getattr(cls, "_is_protocol", False):
+        return list(cls.__annotations__)
+    if not issubclass(cls, msgspec.Struct):
+        return []
     return [field.name for field in msgspec.structs.fields(cls)]
 
 

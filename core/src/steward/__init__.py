@@ -10,6 +10,8 @@ from steward.app import (
     create_app,
     invoke_capability,
     json_response,
+    plugin_state,
+    policy_of,
     read_body,
     read_json,
     require_scope,
@@ -41,6 +43,8 @@ from steward.openapi import openapi_operation
 from steward.outcome import CapabilityError, Outcome, PendingConfirmation, Rejection, Stage, Status
 from steward.plugins import Plugin
 from steward.policy import PolicyFlag
+from steward.resources import Resources
+from steward.state import Lease, StateStore, StateUnavailable
 from steward.version import __version__
 
 
@@ -73,6 +77,7 @@ __all__ = [
     "InvocationContext",
     "IsolatedJobFailed",
     "IsolatedWorkers",
+    "Lease",
     "ModelClient",
     "ModelConfig",
     "ModelUnavailable",
@@ -85,8 +90,11 @@ __all__ = [
     "PolicyFlag",
     "Principal",
     "Rejection",
+    "Resources",
     "SideEffect",
     "Stage",
+    "StateStore",
+    "StateUnavailable",
     "Status",
     "Surface",
     "Turn",
@@ -103,6 +111,8 @@ __all__ = [
     "load_config",
     "locked",
     "openapi_operation",
+    "plugin_state",
+    "policy_of",
     "read_body",
     "read_json",
     "read_json_object",

@@ -7,6 +7,7 @@ scope. Every error, including unknown routes, bad JSON and oversized bodies, is 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import inspect
@@ -36,7 +37,9 @@ from steward.model import ModelUnavailable
 from steward.openapi import INVOKE_BODY, openapi_document, openapi_operation
 from steward.outcome import Outcome, Status
 from steward.plugins import call_each, describe
+from steward.policy import Policy
 from steward.registry import Registered
+from steward.state import StateStore, StateUnavailable
 
 log = logging.getLogger("steward.app")
 
@@ -120,6 +123,20 @@ async def invoke_capability(
     return await host_of(request).executor.invoke(name, arguments, caller=request.state.principal, surface=surface)
 
 
+def plugin_state(request: Request, plugin: str) -> StateStore:
+    """Plugin ``plugin``'s key space in the host's shared store, for its routes (handlers have ``context.state``)."""
+    return host_of(request).state_store(plugin)
+
+
+def policy_of(request: Request) -> Policy:
+    """The household's policy flags, for a plugin's routes (a console page that shows or sets its own switch).
+
+    ``await policy.enabled(name)`` reads one flag, ``await policy.current()`` all of them, and
+    ``policy.set(name, value)`` writes one where the host keeps them (files, or the shared Redis).
+    """
+    return host_of(request).policy
+
+
 async def authenticate(request: Request, *scopes: str) -> Principal:
     """The caller of ``request``, who must hold one of ``scopes`` (any valid key when none are named).
 
@@ -168,8 +185,9 @@ class InvokeRequest(msgspec.Struct, forbid_unknown_fields=True):
 
 # endpoints
 async def healthz(request: Request) -> Response:
-    """Liveness, plugin load errors, policy problems and dependency checks."""
-    return json_response(await host_of(request).health())
+    """Liveness, plugin load errors, policy problems and dependency checks; 503 while shared state is unreachable."""
+    report = await host_of(request).health()
+    return json_response(report, 503 if report.status == "unavailable" else 200)
 
 
 @require_scope()
@@ -333,7 +351,7 @@ async def conversation_message(request: Request) -> Response:
 @require_scope("settings", "conversation")
 async def get_policy(request: Request) -> Response:
     """Every policy flag and its current value."""
-    return json_response(host_of(request).policy.snapshot())
+    return json_response(await host_of(request).policy.current())
 
 
 @require_scope("settings")
@@ -349,12 +367,12 @@ async def set_policy(request: Request) -> Response:
         )
     try:
         for name, value in changes.items():
-            policy.set(name, value)
+            await asyncio.to_thread(policy.set, name, value)
     except CorruptFile as error:
         raise ApiError(Code.POLICY_FILE_CORRUPT, f"policy not saved: {error}; fix or delete the file") from None
     except OSError as error:
         raise ApiError(Code.SETTINGS_NOT_SAVED, f"policy not saved: {error.strerror or error}") from None
-    return json_response(policy.snapshot())
+    return json_response(await policy.current())
 
 
 @require_scope()
@@ -392,6 +410,10 @@ async def _api_error(request: Request, error: Exception) -> Response:
 
 async def _keys_unavailable(request: Request, error: Exception) -> Response:
     return error_response(Code.KEYS_UNAVAILABLE, f"no key can be checked right now: {error}")
+
+
+async def _state_unavailable(request: Request, error: Exception) -> Response:
+    return error_response(Code.STATE_UNAVAILABLE, str(error))
 
 
 async def _unexpected(request: Request, error: Exception) -> Response:
@@ -482,6 +504,9 @@ def create_app(host: Host) -> Starlette:
         finally:
             await _call_lifecycle(host, "shutdown", app)
             await host.model.aclose()
+            await host.close_resources()
+            if host.shared is not None:
+                await host.shared.aclose()
             host.audit.flush()
 
     app = Starlette(
@@ -491,6 +516,7 @@ def create_app(host: Host) -> Starlette:
             HTTPException: _http_error,
             ApiError: _api_error,
             KeysUnavailable: _keys_unavailable,
+            StateUnavailable: _state_unavailable,
             Exception: _unexpected,
         },
     )

@@ -1,8 +1,9 @@
 """The audit log: one JSON line per outcome, saying that something happened, never what.
 
 A record holds who, which capability, its classification, the surface, the stage reached, the
-status, the code and the duration. It never holds arguments, results, query text, URLs, entity
-states or secrets: the type below has no field that could carry them.
+status, the code and the duration, and which host and worker process wrote it (several workers
+append to one host's log; several hosts each keep their own). It never holds arguments, results,
+query text, URLs, entity states or secrets: the type below has no field that could carry them.
 
 Lines reach the file by ``write`` on an ``O_APPEND`` descriptor, so lines from concurrent writers
 never interleave. A record that is alone in its event-loop iteration is written at once, before
@@ -23,6 +24,7 @@ import asyncio
 import datetime
 import logging
 import os
+import socket
 import threading
 import time
 from pathlib import Path
@@ -30,7 +32,7 @@ from pathlib import Path
 import msgspec
 
 from steward.capability import NAME_PATTERN, Classification
-from steward.files import make_directory, own_like_directory
+from steward.files import locked, make_directory, own_like_directory
 from steward.outcome import Outcome
 
 log = logging.getLogger("steward.audit")
@@ -50,6 +52,8 @@ class AuditRecord(msgspec.Struct, kw_only=True):
     status: str
     code: str | None
     duration_ms: float
+    host: str = ""
+    worker: int = 0
 
 
 def audit_name(name: str) -> str:
@@ -73,6 +77,8 @@ class AuditLog:
         make_directory(path.parent)
         self._descriptor = self._open()
         self._size = os.fstat(self._descriptor).st_size
+        self._host = socket.gethostname()
+        self._worker = os.getpid()
 
     def record_start(self, outcome: Outcome, *, caller: str, surface: str) -> None:
         """Write, now, that a capability which leaves the device or changes something is about to run.
@@ -108,8 +114,7 @@ class AuditLog:
             self._gathering = loop
             loop.call_soon(self._write_gathered)
 
-    @staticmethod
-    def _entry(outcome: Outcome, caller: str, surface: str) -> AuditRecord:
+    def _entry(self, outcome: Outcome, caller: str, surface: str) -> AuditRecord:
         return AuditRecord(
             time="",
             capability=outcome.capability,
@@ -121,6 +126,8 @@ class AuditLog:
             status=outcome.status,
             code=outcome.code,
             duration_ms=outcome.duration_ms,
+            host=self._host,
+            worker=self._worker,
         )
 
     def flush(self) -> None:
@@ -143,10 +150,15 @@ class AuditLog:
             os.close(self._descriptor)
 
     def _write_pending(self) -> None:
-        """One ``write`` for the gathered lines, or one per file when they cross the rotation size."""
+        """One ``write`` for the gathered lines, or one per file when they cross the rotation size.
+
+        The size is read from the file first: other workers append to it too.
+        """
         chunk: list[bytes] = []
         chunk_size = 0
         pending, self._pending = self._pending, []
+        if pending and self.max_bytes:
+            self._size = os.fstat(self._descriptor).st_size
         for when, entry in pending:
             entry.time = datetime.datetime.fromtimestamp(when, datetime.UTC).isoformat(timespec="milliseconds")
             entry.capability = audit_name(entry.capability)
@@ -173,14 +185,29 @@ class AuditLog:
         return descriptor
 
     def _rotate(self) -> None:
-        os.close(self._descriptor)
-        if self.backups > 0:
-            for index in range(self.backups - 1, 0, -1):
-                older = self.path.with_name(f"{self.path.name}.{index}")
-                if older.exists():
-                    older.replace(self.path.with_name(f"{self.path.name}.{index + 1}"))
-            self.path.replace(self.path.with_name(f"{self.path.name}.1"))
-        else:
-            self.path.unlink(missing_ok=True)
-        self._descriptor = self._open()
-        self._size = 0
+        """Start a new file; when another worker sharing the log rotated first, just follow it.
+
+        Rotation holds the directory's lock and renames only the file this process is writing,
+        so several workers appending to one log never rotate each other's new file away.
+        """
+        with locked(self.path):
+            if self._writing_current_file():
+                if self.backups > 0:
+                    for index in range(self.backups - 1, 0, -1):
+                        older = self.path.with_name(f"{self.path.name}.{index}")
+                        if older.exists():
+                            older.replace(self.path.with_name(f"{self.path.name}.{index + 1}"))
+                    self.path.replace(self.path.with_name(f"{self.path.name}.1"))
+                else:
+                    self.path.unlink(missing_ok=True)
+            os.close(self._descriptor)
+            self._descriptor = self._open()
+            self._size = os.fstat(self._descriptor).st_size
+
+    def _writing_current_file(self) -> bool:
+        try:
+            current = self.path.stat()
+        except FileNotFoundError:
+            return False
+        mine = os.fstat(self._descriptor)
+        return (current.st_dev, current.st_ino) == (mine.st_dev, mine.st_ino)

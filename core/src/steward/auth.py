@@ -13,6 +13,9 @@ under :func:`~steward.files.locked` and re-read the file first, so concurrent ``
 ``keys revoke`` in several processes never lose one another's work.
 Keys that have authenticated are remembered until the file changes, so a key is hashed once and
 not on every request; only valid keys are remembered, never more of them than the file holds.
+
+On the redis state backend :class:`RedisKeyStore` holds the same records in Redis and looks each
+request's key up there, so a key revoked through any host is refused by every host at once.
 """
 
 from __future__ import annotations
@@ -29,14 +32,19 @@ import time
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 import tomli_w
 
 from steward.files import locked, write_atomic
 
+if TYPE_CHECKING:
+    from steward.state import RedisState
+
 SCOPES = ("conversation", "settings", "invoke", "service", "admin")
 KEY_PREFIX = "stw_"
+MOVED_SUFFIX = ".moved-to-redis"
 log = logging.getLogger("steward.auth")
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
@@ -106,25 +114,12 @@ class KeyStore:
 
     def add(self, name: str, scopes: Sequence[str], preapproved: Sequence[str] = ()) -> str:
         """Store a new key's digest and return the key itself, which is never stored."""
-        if not NAME_PATTERN.match(name):
-            raise KeyStoreError(f"key name {name!r} must be 1-64 letters, digits or ._@-")
-        unknown = sorted(set(scopes) - set(SCOPES))
-        if unknown or not scopes:
-            raise KeyStoreError(f"scopes must be among {', '.join(SCOPES)} (got {', '.join(unknown) or 'none'})")
-        key = KEY_PREFIX + secrets.token_urlsafe(32)
+        key, record = new_key(name, scopes, preapproved)
         with self._lock, locked(self.path):
             records = self.records()
-            if any(record.name == name for record in records):
-                raise KeyStoreError(f"a key named {name!r} already exists; revoke it first")
-            records.append(
-                KeyRecord(
-                    name=name,
-                    hash=key_digest(key),
-                    scopes=sorted(set(scopes)),
-                    preapproved=sorted(set(preapproved)),
-                    created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-                )
-            )
+            if any(existing.name == name for existing in records):
+                raise KeyStoreError(_duplicate(name))
+            records.append(record)
             self._write(records)
         return key
 
@@ -148,6 +143,10 @@ class KeyStore:
             if principal is not None and len(self._by_key) < len(self._by_digest):
                 self._by_key[key] = principal
         return principal
+
+    async def find(self, key: str) -> Principal | None:
+        """:meth:`lookup`, as the server calls it (the Redis store must wait for Redis)."""
+        return self.lookup(key)
 
     def refresh(self) -> None:
         """Look at the file now (``/healthz`` does, so it reports a problem the moment it appears)."""
@@ -179,16 +178,134 @@ class KeyStore:
             return
         if self.problem is not None:
             log.warning("%s is readable again; keys are accepted", self.path)
-        self._by_digest = {
-            record.hash: Principal(record.name, frozenset(record.scopes), frozenset(record.preapproved))
-            for record in records
-        }
+        self._by_digest = {record.hash: _principal(record) for record in records}
         self._stamp, self.problem = stamp, None
 
     def _write(self, records: list[KeyRecord]) -> None:
         document = {"keys": [msgspec.to_builtins(record) for record in records]}
         write_atomic(self.path, tomli_w.dumps(document).encode())
         self._checked_at = -math.inf
+
+
+def open_key_store(data_dir: Path, shared: RedisState | None) -> KeyStore | RedisKeyStore:
+    """``<data-dir>/keys.toml`` on the memory backend; the shared Redis's keys on the redis one."""
+    return KeyStore(data_dir / "keys.toml") if shared is None else RedisKeyStore(shared)
+
+
+def new_key(name: str, scopes: Sequence[str], preapproved: Sequence[str] = ()) -> tuple[str, KeyRecord]:
+    """A fresh key and the record that stores its digest; :class:`KeyStoreError` for a bad name or scope."""
+    if not NAME_PATTERN.match(name):
+        raise KeyStoreError(f"key name {name!r} must be 1-64 letters, digits or ._@-")
+    unknown = sorted(set(scopes) - set(SCOPES))
+    if unknown or not scopes:
+        raise KeyStoreError(f"scopes must be among {', '.join(SCOPES)} (got {', '.join(unknown) or 'none'})")
+    key = KEY_PREFIX + secrets.token_urlsafe(32)
+    record = KeyRecord(
+        name=name,
+        hash=key_digest(key),
+        scopes=sorted(set(scopes)),
+        preapproved=sorted(set(preapproved)),
+        created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+    )
+    return key, record
+
+
+def _duplicate(name: str) -> str:
+    return f"a key named {name!r} already exists; revoke it first"
+
+
+def _principal(record: KeyRecord) -> Principal:
+    return Principal(record.name, frozenset(record.scopes), frozenset(record.preapproved))
+
+
+_ADD_KEY = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])
+return 1
+"""
+
+_REVOKE_KEY = """
+local record = redis.call('HGET', KEYS[1], ARGV[1])
+if not record then return 0 end
+redis.call('HDEL', KEYS[2], cjson.decode(record)['hash'])
+redis.call('HDEL', KEYS[1], ARGV[1])
+return 1
+"""
+
+_FIND_KEY = """
+local name = redis.call('HGET', KEYS[2], ARGV[1])
+if not name then return false end
+return redis.call('HGET', KEYS[1], name)
+"""
+
+
+class RedisKeyStore:
+    """The keys of every host that shares one Redis: a key revoked anywhere is refused everywhere.
+
+    Two hashes: records by name, names by digest, written together by one script. Every request
+    looks its key up in Redis (one round trip), so a revocation holds on every host from the
+    next request; an unreachable Redis authenticates nobody (:class:`~steward.state.StateUnavailable`).
+    """
+
+    def __init__(self, state: RedisState) -> None:
+        self.state = state
+        self.problem: str | None = None
+        self._keys = [state.key("keys"), state.key("key-digests")]
+        self._decoded: dict[bytes, Principal] = {}
+
+    def records(self) -> list[KeyRecord]:
+        with self.state.reached():
+            stored = self.state.sync.hvals(self._keys[0])
+        return sorted((_decode_record(raw) for raw in stored), key=lambda record: record.created)
+
+    def add(self, name: str, scopes: Sequence[str], preapproved: Sequence[str] = ()) -> str:
+        key, record = new_key(name, scopes, preapproved)
+        added = self.state.sync_script(_ADD_KEY, self._keys, [name, record.hash, msgspec.json.encode(record)])
+        if not added:
+            raise KeyStoreError(_duplicate(name))
+        return key
+
+    def revoke(self, name: str) -> bool:
+        return bool(self.state.sync_script(_REVOKE_KEY, self._keys, [name]))
+
+    def move_from(self, path: Path) -> int:
+        """Copy the records of a memory-backend ``keys.toml`` here, then rename the file; how many were new.
+
+        The file is renamed (``keys.toml.moved-to-redis``) so that it is never read again: a key
+        revoked in Redis later must not come back from a stale file.
+        """
+        moved = 0
+        for record in KeyStore(path).records():
+            arguments = [record.name, record.hash, msgspec.json.encode(record)]
+            moved += bool(self.state.sync_script(_ADD_KEY, self._keys, arguments))
+        path.replace(path.with_name(path.name + MOVED_SUFFIX))
+        return moved
+
+    def lookup(self, key: str) -> Principal | None:
+        with self.state.reached():
+            name = self.state.sync.hget(self._keys[1], key_digest(key))
+            raw = self.state.sync.hget(self._keys[0], name) if name else None
+        return self._principal(raw)
+
+    async def find(self, key: str) -> Principal | None:
+        return self._principal(await self.state.script(_FIND_KEY, self._keys, [key_digest(key)]))
+
+    def refresh(self) -> None:
+        """Nothing to re-read: every lookup asks Redis."""
+
+    def _principal(self, raw: bytes | None) -> Principal | None:
+        if raw is None:
+            return None
+        principal = self._decoded.get(raw)
+        if principal is None:
+            if len(self._decoded) >= 1024:
+                self._decoded.clear()
+            principal = self._decoded[raw] = _principal(_decode_record(raw))
+        return principal
+
+
+_decode_record = msgspec.json.Decoder(KeyRecord).decode
 
 
 def _ownership_hint(path: Path) -> str:

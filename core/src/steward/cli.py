@@ -21,7 +21,7 @@ import click
 import httpx
 import msgspec
 
-from steward.auth import SCOPES, KeyStore, KeyStoreError, Principal
+from steward.auth import SCOPES, KeyStore, KeyStoreError, Principal, RedisKeyStore, open_key_store
 from steward.capability import Surface
 from steward.client import (
     ClientSettings,
@@ -36,6 +36,7 @@ from steward.host import Host, PluginLoadFailed
 from steward.outcome import Outcome, Status
 from steward.plugins import call_each, describe, discover, plugin_manager
 from steward.scaffold import ScaffoldError, placeholders, render
+from steward.state import StateUnavailable, connect, redact
 
 log = logging.getLogger("steward.cli")
 
@@ -82,7 +83,7 @@ def current_host(**overrides: Any) -> Host:
     config = current_config(**overrides)
     try:
         return Host(config)
-    except (PluginLoadFailed, ConfigError) as error:
+    except (PluginLoadFailed, ConfigError, StateUnavailable) as error:
         raise click.ClickException(str(error)) from None
     except OSError as error:
         where = f" {error.filename}" if error.filename else ""
@@ -131,32 +132,65 @@ def serve(bind_host: str | None, port: int | None, workers: int | None) -> None:
     }
     host = current_host(server=server)
     settings = host.config.server
-    if settings.workers > 1:
-        raise click.ClickException(
-            "--workers above 1 needs a shared state backend for pending confirmations; "
-            "the in-process store is the only one so far, so run one worker"
-        )
-    try:
-        hold_exclusively(host.data_dir / SERVER_LOCK)
-    except InUse as error:
-        raise click.ClickException(
-            f"another Steward server already serves the data directory {host.data_dir} ({error}); "
-            "two servers on one data directory would not share pending confirmations"
-        ) from None
+    if settings.workers < 1:
+        raise click.ClickException(f"--workers must be 1 or more, not {settings.workers}")
+    if host.shared is None:
+        _claim_data_directory(host)
     for orphan in remove_orphaned_temporaries(host.data_dir):
         log.warning("removed %s, left behind by a write that was interrupted", orphan)
     try:
+        _move_keys_to_redis(host)
         first_key = None if host.keys.records() else host.keys.add("admin", ["admin"])
-    except KeyStoreError as error:
+    except (KeyStoreError, StateUnavailable) as error:
+        host.close()
         raise click.ClickException(str(error)) from None
     base = f"http://{settings.host}:{settings.port}"
     if first_key is not None:
         _show_first_key(first_key, host.data_dir, base)
-    click.echo(f"Steward serves {base} from {host.data_dir}, in the foreground: Ctrl-C stops it.", err=True)
+    shared = f" with state in {redact(host.shared.url)}" if host.shared is not None else ""
+    workers = f" ({settings.workers} workers)" if settings.workers > 1 else ""
+    served = f"Steward serves {base}{workers} from {host.data_dir}{shared}"
+    click.echo(f"{served}, in the foreground: Ctrl-C stops it.", err=True)
+    if settings.workers > 1:
+        host.close()
+        options = click.get_current_context().find_object(_Options) or _Options()
+        http_server.run_workers(
+            settings, config_path=options.config, data_dir=host.data_dir, strict=options.strict_plugins
+        )
+        return
     try:
         http_server.run(create_app(host), settings)
     finally:
         host.close()
+
+
+def _claim_data_directory(host: Host) -> None:
+    """On the memory backend this server must be the data directory's only one, with one worker."""
+    workers = host.config.server.workers
+    if workers > 1:
+        host.close()
+        raise click.ClickException(
+            f'--workers {workers} needs the redis state backend ([state] backend = "redis"): '
+            "with the memory backend each worker would keep its own pending confirmations, so a person's "
+            "answer reaching another worker would be refused; see docs/operations.md"
+        )
+    try:
+        hold_exclusively(host.data_dir / SERVER_LOCK)
+    except InUse as error:
+        host.close()
+        raise click.ClickException(
+            f"another Steward server already serves the data directory {host.data_dir} ({error}); "
+            "two servers on one data directory would not share pending confirmations "
+            "(the redis state backend lets them)"
+        ) from None
+
+
+def _move_keys_to_redis(host: Host) -> None:
+    """The first start on the redis backend takes the keys of the memory backend along."""
+    path = host.data_dir / "keys.toml"
+    if isinstance(host.keys, RedisKeyStore) and path.exists():
+        moved = host.keys.move_from(path)
+        log.warning("moved %d key(s) from %s into the shared state store; the file is renamed", moved, path)
 
 
 FIRST_KEY_FILE = "first-admin-key"
@@ -315,8 +349,13 @@ def keys() -> None:
     """Manage API keys (stored as hashes in keys.toml)."""
 
 
-def _key_store() -> KeyStore:
-    return KeyStore(current_config().data_dir / "keys.toml")
+def _key_store() -> KeyStore | RedisKeyStore:
+    """The keys the configured server uses: ``keys.toml``, or the shared Redis."""
+    config = current_config()
+    try:
+        return open_key_store(config.data_dir, connect(config.state))
+    except StateUnavailable as error:
+        raise click.ClickException(str(error)) from None
 
 
 @keys.command("add")
@@ -529,4 +568,8 @@ def add_plugin_commands(group: click.Group) -> None:
 
 def main() -> None:
     add_plugin_commands(cli)
-    cli()
+    try:
+        cli()
+    except StateUnavailable as error:
+        click.echo(f"Error: {error}", err=True)
+        sys.exit(1)

@@ -79,6 +79,7 @@ class Code(OutcomeCode):
     BUSY = "BUSY", 429, "Too many requests at once; retry after the time given."
     MODEL_UNAVAILABLE = "MODEL_UNAVAILABLE", 503, "The language model did not answer."
     KEYS_UNAVAILABLE = "KEYS_UNAVAILABLE", 503, "The key file cannot be read, so no key is trusted."
+    STATE_UNAVAILABLE = "STATE_UNAVAILABLE", 503, "The shared state store (Redis) cannot be reached; nothing ran."
     SETTINGS_NOT_SAVED = "SETTINGS_NOT_SAVED", 503, "The settings could not be written; nothing changed."
     INTERNAL_ERROR = "INTERNAL_ERROR", 500, "A bug in Steward; the server log has the traceback."
 

@@ -94,9 +94,19 @@ class IsolationConfig(_Section):
 
 
 class StateConfig(_Section):
-    """Where pending confirmations live; only the in-process store exists so far."""
+    """Where the state several workers or hosts must share lives (see :mod:`steward.state`).
 
-    backend: Literal["memory"] = "memory"
+    ``memory``: pending confirmations and paused turns in this process, keys and policy in the
+    data directory's files; one worker, one server per data directory. ``redis``: all of them in
+    the Redis at ``url``, shared by every worker and host configured with the same ``url`` and
+    ``prefix``.
+    """
+
+    backend: Literal["memory", "redis"] = "memory"
+    url: str = "redis://127.0.0.1:6379/0"
+    prefix: str = "steward:"
+    timeout_seconds: Annotated[float, msgspec.Meta(gt=0)] = 2.0
+    max_connections: Positive = 64
 
 
 class Config(_Section):

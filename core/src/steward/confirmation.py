@@ -13,9 +13,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import msgspec
+
+if TYPE_CHECKING:
+    from steward.state import RedisState
 
 Clock = Callable[[], float]
 
@@ -134,3 +137,115 @@ class MemoryConfirmationStore:
         stale = [key for key, entry in self._entries.items() if entry.expires_at <= horizon]
         for key in stale:
             del self._entries[key]
+
+
+_ISSUE = """
+local now = redis.call('TIME')
+now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local lifetime, grace = tonumber(ARGV[3]), tonumber(ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+local waiting = redis.call('ZCARD', KEYS[2])
+if waiting >= tonumber(ARGV[5]) then return {'caller', waiting} end
+local all = redis.call('ZCARD', KEYS[3])
+if all >= tonumber(ARGV[6]) then return {'all', all} end
+local expires = now + lifetime
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. expires .. ':' .. ARGV[2], 'PX', lifetime + grace)
+redis.call('ZADD', KEYS[2], expires, ARGV[7])
+redis.call('PEXPIRE', KEYS[2], lifetime + grace)
+redis.call('ZADD', KEYS[3], expires + grace, ARGV[7])
+redis.call('PEXPIRE', KEYS[3], lifetime + grace)
+return {'ok', expires}
+"""
+
+_CONSUME = """
+local kept = redis.call('GETDEL', KEYS[1])
+if not kept then return false end
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+local now = redis.call('TIME')
+return {kept, tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)}
+"""
+
+
+class RedisConfirmationStore:
+    """Pending confirmations in Redis, shared by every worker and host that uses it.
+
+    A token is kept under its digest with a Redis lifetime of its own lifetime plus the grace
+    period, so Redis forgets it by itself. Consumption is one Lua script that ``GETDEL``s the
+    entry: of concurrent approvals on any number of hosts, exactly one gets it. The caller check
+    reads the entry first and spends it only if the caller may answer, so a foreign answer never
+    spends a token (the entry cannot change between the two: it is written once). Times are
+    Redis's own clock (``TIME``), so hosts whose clocks disagree still agree on expiry. The caps
+    are those of :class:`MemoryConfirmationStore`, counted across all hosts.
+    """
+
+    def __init__(
+        self,
+        state: RedisState,
+        lifetime_seconds: float = 120,
+        expired_grace_seconds: float = 600,
+        *,
+        max_pending_per_caller: int = 32,
+        max_pending: int = 4096,
+    ) -> None:
+        self.state = state
+        self.lifetime_seconds = lifetime_seconds
+        self.expired_grace_seconds = expired_grace_seconds
+        self.max_pending_per_caller = max_pending_per_caller
+        self.max_pending = max_pending
+
+    def _keys(self, digest: str, caller: str) -> list[str]:
+        return [
+            self.state.key("confirmation", digest),
+            self.state.key("confirmations-of", caller),
+            self.state.key("confirmations"),
+        ]
+
+    async def issue(self, request: ConfirmationRequest) -> str:
+        token = secrets.token_urlsafe(32)
+        digest = token_digest(token)
+        answer, count = await self.state.script(
+            _ISSUE,
+            self._keys(digest, request.caller),
+            [
+                b"v1",
+                msgspec.msgpack.encode(request),
+                int(self.lifetime_seconds * 1000),
+                int(self.expired_grace_seconds * 1000),
+                self.max_pending_per_caller,
+                self.max_pending,
+                digest,
+            ],
+        )
+        if answer == b"caller":
+            raise TooManyPending(
+                f"{request.caller} has {count} confirmations waiting for a person (the most it may have); "
+                "answer or let some expire first"
+            )
+        if answer == b"all":
+            raise TooManyPending(f"{count} confirmations are waiting; retry later")
+        return token
+
+    async def consume(self, token: str, may_answer: Callable[[ConfirmationRequest], bool]) -> Consumed:
+        digest = token_digest(token)
+        with self.state.reached():
+            kept = await self.state.client.get(self.state.key("confirmation", digest))
+        request = _decode_kept(kept)
+        if request is None or not may_answer(request[0]):
+            raise InvalidConfirmation("unknown or already used confirmation token")
+        taken = await self.state.script(_CONSUME, self._keys(digest, request[0].caller), [digest])
+        if not taken or taken[0] != kept:
+            raise InvalidConfirmation("unknown or already used confirmation token")
+        return Consumed(request[0], expired=int(taken[1]) >= request[1])
+
+
+def _decode_kept(kept: bytes | None) -> tuple[ConfirmationRequest, int] | None:
+    """``v1:<expires-at-ms>:<msgpack request>`` as the issue script wrote it."""
+    if kept is None:
+        return None
+    version, _, rest = kept.partition(b":")
+    expires, _, encoded = rest.partition(b":")
+    if version != b"v1":
+        return None
+    return msgspec.msgpack.decode(encoded, type=ConfirmationRequest), int(expires)

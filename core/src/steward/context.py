@@ -12,6 +12,8 @@ import msgspec
 
 from steward.health import HealthReport
 from steward.isolation import IsolatedWorkers
+from steward.resources import Resources
+from steward.state import StateStore
 
 
 class InvocationContext(msgspec.Struct, frozen=True):
@@ -21,7 +23,9 @@ class InvocationContext(msgspec.Struct, frozen=True):
     ``http_client()`` makes a client with Steward's defaults (see :func:`steward.http_client`);
     ``health()`` builds the host's health report, for capabilities that describe the host;
     ``isolated.run(...)`` runs CPU-heavy work on untrusted input (parsing, a caller's program) in
-    a worker process that is killed at the invocation's deadline (see :class:`IsolatedWorkers`).
+    a worker process that is killed at the invocation's deadline (see :class:`IsolatedWorkers`);
+    ``state`` keeps what every worker and host must agree on (rate buckets, take-once values);
+    ``resources`` holds what the plugin makes once per host and the host closes.
     A frozen struct, not a dataclass: one is made for every invocation, in a sixth of the time.
     """
 
@@ -43,3 +47,9 @@ class InvocationContext(msgspec.Struct, frozen=True):
     """Builds the host's :class:`HealthReport` (for capabilities that describe the host)."""
     isolated: IsolatedWorkers
     """Runs CPU-heavy work on untrusted input in a worker process killed at the deadline."""
+    state: StateStore
+    """The host's shared store, in this plugin's own key space: this process on the memory backend,
+    every worker and host on Redis (see :class:`steward.StateStore`)."""
+    resources: Resources
+    """The plugin's long-lived objects on this host (connection pools, open files): made on first use
+    with ``resources.get(name, make)``, closed when the host stops."""

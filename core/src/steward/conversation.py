@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 import msgspec
 
@@ -27,6 +27,9 @@ from steward.executor import Executor, Turn
 from steward.model import ModelClient, ToolCall, capability_name, tool_schema
 from steward.outcome import Outcome, PendingConfirmation, Status
 from steward.registry import Registry
+
+if TYPE_CHECKING:
+    from steward.state import RedisState
 
 _encode = msgspec.json.Encoder().encode
 
@@ -148,6 +151,93 @@ class MemoryPausedTurns:
 
     def __len__(self) -> int:
         return len(self._turns)
+
+
+_PUT_TURN = """
+local now = redis.call('TIME')
+now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local keep, size = tonumber(ARGV[2]), tonumber(ARGV[3])
+for _, stale in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)) do
+  redis.call('HDEL', KEYS[4], stale)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local waiting = redis.call('ZCARD', KEYS[2])
+if waiting >= tonumber(ARGV[4]) then return {'caller', waiting} end
+local total = 0
+for _, kept in ipairs(redis.call('HVALS', KEYS[4])) do total = total + tonumber(kept) end
+if total + size > tonumber(ARGV[5]) then return {'bytes', total} end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', keep)
+redis.call('ZADD', KEYS[2], now + keep, ARGV[6])
+redis.call('PEXPIRE', KEYS[2], keep)
+redis.call('ZADD', KEYS[3], now + keep, ARGV[6])
+redis.call('HSET', KEYS[4], ARGV[6], size)
+return {'ok', 0}
+"""
+
+_TAKE_TURN = """
+local kept = redis.call('GETDEL', KEYS[1])
+if not kept then return false end
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('HDEL', KEYS[4], ARGV[1])
+return kept
+"""
+
+
+class RedisPausedTurns:
+    """Paused turns in Redis: a turn paused on one host resumes on whichever host gets the answer.
+
+    The same caps as :class:`MemoryPausedTurns`, counted across hosts; taking a turn is one
+    ``GETDEL``, so two answers never resume one turn twice.
+    """
+
+    def __init__(
+        self, state: RedisState, keep_seconds: float, *, max_per_caller: int = 8, max_bytes: int = 64 * 1024 * 1024
+    ) -> None:
+        self.state = state
+        self.keep_seconds = keep_seconds
+        self.max_per_caller = max_per_caller
+        self.max_bytes = max_bytes
+
+    def _keys(self, digest: str, caller: str) -> list[str]:
+        return [
+            self.state.key("turn", digest),
+            self.state.key("turns-of", caller),
+            self.state.key("turns"),
+            self.state.key("turn-sizes"),
+        ]
+
+    async def put(self, token: str, turn: PausedTurn) -> None:
+        encoded = _encode(turn)
+        digest = token_digest(token)
+        answer, count = await self.state.script(
+            _PUT_TURN,
+            self._keys(digest, turn.caller),
+            [encoded, int(self.keep_seconds * 1000), len(encoded), self.max_per_caller, self.max_bytes, digest],
+        )
+        if answer == b"caller":
+            raise TooManyPending(
+                f"{turn.caller} has {count} conversation turns waiting for a person (the most it may have); "
+                "answer them first"
+            )
+        if answer == b"bytes":
+            raise TooManyPending("too many paused conversation turns are waiting for a person; retry later")
+
+    async def take(self, token: str, may_take: Callable[[PausedTurn], bool]) -> PausedTurn | None:
+        digest = token_digest(token)
+        with self.state.reached():
+            kept = await self.state.client.get(self.state.key("turn", digest))
+        if kept is None:
+            return None
+        turn = _decode_turn(kept)
+        if not may_take(turn):
+            return None
+        taken = await self.state.script(_TAKE_TURN, self._keys(digest, turn.caller), [digest])
+        return turn if taken == kept else None
+
+
+_decode_turn = msgspec.json.Decoder(PausedTurn).decode
 
 
 @dataclass

@@ -30,6 +30,7 @@ from steward.handlers import HandlerRunner
 from steward.outcome import CapabilityError, Outcome, PendingConfirmation, Rejection, Stage, Status
 from steward.policy import Policy
 from steward.registry import Registered, Registry
+from steward.state import StateUnavailable
 
 log = logging.getLogger("steward.executor")
 
@@ -154,7 +155,7 @@ class Executor:
 
     async def withdraw(self, token: str) -> None:
         """Forget a token this host issued and that nobody will be asked about (its turn was not kept)."""
-        with contextlib.suppress(InvalidConfirmation):
+        with contextlib.suppress(InvalidConfirmation, StateUnavailable):
             await self.confirmations.consume(token, lambda request: True)
 
     # stage 1
@@ -196,7 +197,7 @@ class Executor:
         self, entry: Registered, arguments: msgspec.Struct, context: InvocationContext, turn: Turn | None
     ) -> None:
         capability = entry.capability
-        if capability.policy_key is not None and not self.policy.is_enabled(capability.policy_key):
+        if capability.policy_key is not None and not await self._enabled(capability.policy_key):
             raise _Stop(
                 Stage.POLICY,
                 Status.REJECTED,
@@ -219,6 +220,12 @@ class Executor:
                     f"{capability.name} may run {capability.bounds.max_invocations_per_turn} time(s) per turn",
                 )
             turn.counts[capability.name] = used + 1
+
+    async def _enabled(self, flag: str) -> bool:
+        try:
+            return await self.policy.enabled(flag)
+        except StateUnavailable as error:
+            raise _Stop(Stage.POLICY, Status.FAILED, Code.STATE_UNAVAILABLE, str(error)) from None
 
     # stage 4
     @staticmethod
@@ -244,6 +251,8 @@ class Executor:
             )
         except TooManyPending as error:
             raise _Stop(Stage.CONFIRM, Status.REJECTED, Code.TOO_MANY_PENDING, str(error)) from None
+        except StateUnavailable as error:
+            raise _Stop(Stage.CONFIRM, Status.FAILED, Code.STATE_UNAVAILABLE, str(error)) from None
         return PendingConfirmation(
             token=token,
             capability=capability.name,
@@ -273,6 +282,8 @@ class Executor:
             consumed = await self.confirmations.consume(token, may_answer)
         except InvalidConfirmation as error:
             raise _Stop(Stage.CONFIRM, Status.REJECTED, Code.INVALID_CONFIRMATION, str(error)) from None
+        except StateUnavailable as error:
+            raise _Stop(Stage.CONFIRM, Status.FAILED, Code.STATE_UNAVAILABLE, str(error)) from None
         return consumed.request, consumed.expired
 
     # stages 5 and 6
@@ -323,6 +334,8 @@ class Executor:
             ) from None
         except CapabilityError as error:
             raise _Stop(Stage.EXECUTE, Status.FAILED, error.code, error.message, error.details) from None
+        except StateUnavailable as error:
+            raise _Stop(Stage.EXECUTE, Status.FAILED, Code.STATE_UNAVAILABLE, str(error)) from None
         except Exception as error:
             log.exception("%s raised %s", capability.name, type(error).__name__)
             raise _Stop(

@@ -37,9 +37,13 @@ class LoadError(msgspec.Struct, kw_only=True):
 
 
 class HealthReport(msgspec.Struct, kw_only=True):
-    """``degraded`` when a plugin failed to load, a declaration broke a rule, or a check failed; it says which."""
+    """``degraded`` when a plugin failed to load, a declaration broke a rule, or a check failed; it says which.
 
-    status: Literal["ok", "degraded"]
+    ``unavailable`` when the shared state store cannot be reached: this host refuses whatever
+    needs it, so ``/healthz`` answers 503 and a load balancer sends work elsewhere.
+    """
+
+    status: Literal["ok", "degraded", "unavailable"]
     plugins: list[str]
     load_errors: list[LoadError]
     problems: list[str]

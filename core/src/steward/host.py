@@ -16,14 +16,14 @@ from collections.abc import Sequence
 import msgspec
 
 from steward.audit import AuditLog
-from steward.auth import KeyStore, Principal, bearer_key
+from steward.auth import KeyStore, Principal, RedisKeyStore, bearer_key, open_key_store
 from steward.capability import Capability, InvalidCapability, collecting_declarations
 from steward.codes import OutcomeCode
 from steward.codes import declare as declare_codes
 from steward.config import Config, decode_plugin_settings
-from steward.confirmation import Clock, ConfirmationStore, MemoryConfirmationStore
+from steward.confirmation import Clock, ConfirmationStore, MemoryConfirmationStore, RedisConfirmationStore
 from steward.context import InvocationContext
-from steward.conversation import Conversation, MemoryPausedTurns
+from steward.conversation import Conversation, MemoryPausedTurns, PausedTurnStore, RedisPausedTurns
 from steward.executor import Executor
 from steward.files import make_directory
 from steward.handlers import HandlerRunner
@@ -36,6 +36,8 @@ from steward.model import ModelClient
 from steward.plugins import Plugin, PluginInfo, call_each, describe, discover, hooks_of, plugin_manager
 from steward.policy import Policy, PolicyFlag
 from steward.registry import DuplicateCapability, Registered, Registry, register
+from steward.resources import Resources
+from steward.state import MemoryStore, Namespaced, RedisState, StateStore, connect, redact
 
 log = logging.getLogger("steward")
 
@@ -47,15 +49,15 @@ class PluginLoadFailed(RuntimeError):
 class KeyAuthentication:
     """The core's ``authenticate``: a bearer key looked up in ``keys.toml``; runs after any plugin's."""
 
-    def __init__(self, keys: KeyStore) -> None:
+    def __init__(self, keys: KeyStore | RedisKeyStore) -> None:
         self.keys = keys
 
     @hookimpl(trylast=True)
-    def authenticate(self, request) -> Principal | None:
+    async def authenticate(self, request) -> Principal | None:
         for name, value in request.scope["headers"]:
             if name == b"authorization":
                 key = bearer_key(value.decode("latin-1"))
-                return self.keys.lookup(key) if key else None
+                return await self.keys.find(key) if key else None
         return None
 
 
@@ -71,6 +73,7 @@ class Host:
         confirmations: ConfirmationStore | None = None,
     ) -> None:
         self.config = config
+        self.shared: RedisState | None = connect(config.state)
         self.load_errors: list[LoadError] = []
         if plugins is None:
             plugins, errors = discover(config.plugins)
@@ -92,21 +95,17 @@ class Host:
 
         self.data_dir = config.data_dir
         make_directory(self.data_dir)
-        self.policy = Policy(self.data_dir / "capabilities", flags)
-        limits = config.confirmation
-        self.confirmations = confirmations or MemoryConfirmationStore(
-            limits.lifetime_seconds,
-            limits.expired_grace_seconds,
-            clock,
-            max_pending_per_caller=limits.max_pending_per_caller,
-            max_pending=limits.max_pending,
-        )
+        self.policy = Policy(self.data_dir / "capabilities", flags, self.shared)
+        self.confirmations = confirmations or self._confirmation_store(clock)
         self.audit = AuditLog(
             self.data_dir / "capabilities" / "audit.jsonl",
             max_bytes=config.audit.max_bytes,
             backups=config.audit.backups,
         )
-        self.keys = KeyStore(self.data_dir / "keys.toml")
+        self.keys = open_key_store(self.data_dir, self.shared)
+        self._memory_store = MemoryStore(clock)
+        self._plugin_stores: dict[str, StateStore] = {}
+        self.resources = {plugin.name: Resources(plugin.name) for plugin in self.plugins}
         self._key_authentication = KeyAuthentication(self.keys)
         self.manager.register(self._key_authentication, name="steward.keys")
         self._plugin_authentication = any(
@@ -135,17 +134,69 @@ class Host:
             self.executor,
             self.registry,
             self.model,
-            MemoryPausedTurns(
-                limits.lifetime_seconds + limits.expired_grace_seconds,
-                clock,
-                max_per_caller=limits.max_paused_turns_per_caller,
-                max_bytes=limits.max_paused_turn_bytes,
-            ),
+            self._paused_turns(clock),
             max_rounds=config.model.max_rounds,
         )
         self.health_checks.append(("steward", HealthCheck("model", self.model.check)))
+        if self.shared is not None:
+            self.health_checks.insert(0, ("steward", HealthCheck("state", self._check_state)))
         self._health_cache_seconds = config.server.health_cache_seconds
         self._checked: tuple[asyncio.AbstractEventLoop, float, asyncio.Future[list[CheckResult]]] | None = None
+
+    def _confirmation_store(self, clock: Clock) -> ConfirmationStore:
+        limits = self.config.confirmation
+        if self.shared is not None:
+            return RedisConfirmationStore(
+                self.shared,
+                limits.lifetime_seconds,
+                limits.expired_grace_seconds,
+                max_pending_per_caller=limits.max_pending_per_caller,
+                max_pending=limits.max_pending,
+            )
+        return MemoryConfirmationStore(
+            limits.lifetime_seconds,
+            limits.expired_grace_seconds,
+            clock,
+            max_pending_per_caller=limits.max_pending_per_caller,
+            max_pending=limits.max_pending,
+        )
+
+    def _paused_turns(self, clock: Clock) -> PausedTurnStore:
+        limits = self.config.confirmation
+        keep = limits.lifetime_seconds + limits.expired_grace_seconds
+        if self.shared is not None:
+            return RedisPausedTurns(
+                self.shared,
+                keep,
+                max_per_caller=limits.max_paused_turns_per_caller,
+                max_bytes=limits.max_paused_turn_bytes,
+            )
+        return MemoryPausedTurns(
+            keep, clock, max_per_caller=limits.max_paused_turns_per_caller, max_bytes=limits.max_paused_turn_bytes
+        )
+
+    def state_store(self, plugin: str) -> StateStore:
+        """The shared store as plugin ``plugin`` sees it: its own key space, on this host's backend."""
+        store = self._plugin_stores.get(plugin)
+        if store is None:
+            if self.shared is not None:
+                store = self.shared.store(f"plugins:{plugin}")
+            else:
+                store = Namespaced(self._memory_store, f"plugins:{plugin}:")
+            self._plugin_stores[plugin] = store
+        return store
+
+    def resources_of(self, plugin: str) -> Resources:
+        """Plugin ``plugin``'s long-lived objects on this host (closed when the host stops)."""
+        resources = self.resources.get(plugin)
+        if resources is None:
+            resources = self.resources[plugin] = Resources(plugin)
+        return resources
+
+    async def _check_state(self) -> str:
+        assert self.shared is not None
+        await self.shared.ping()
+        return f"Redis at {redact(self.shared.url)}, prefix {self.shared.prefix!r}"
 
     async def authenticate(self, request) -> Principal | None:
         """Who sent ``request``: plugins' ``authenticate`` in hook order, the key check last.
@@ -155,7 +206,7 @@ class Host:
         authenticator installed the key check is called directly, cheaper than any hook call.
         """
         if not self._plugin_authentication:
-            return self._key_authentication.authenticate(request)
+            return await self._key_authentication.authenticate(request)
         for implementation in reversed(self.manager.hook.authenticate.get_hookimpls()):
             principal = implementation.function(*(request for _ in implementation.argnames))
             if inspect.isawaitable(principal):
@@ -180,6 +231,9 @@ class Host:
     async def health(self) -> HealthReport:
         """The health report; dependency checks are run at most once per ``server.health_cache_seconds``.
 
+        Whether the shared state store answers comes from the last command any request sent it
+        (and from the cached ``state`` check), so an anonymous ``/healthz`` never reaches Redis.
+
         ``/healthz`` needs no key, so without this every anonymous request would reach every
         upstream: a flood of them would be a flood on SearXNG, the model and Home Assistant.
         Concurrent callers share one run of the checks.
@@ -191,8 +245,12 @@ class Host:
             problems.append(self.keys.problem)
         problems += self.handlers.problems()
         healthy = not self.load_errors and not problems and all(check.ok for check in checks)
+        status = "ok" if healthy else "degraded"
+        if self.shared is not None and self.shared.problem is not None:
+            status = "unavailable"
+            problems.append(self.shared.problem)
         return HealthReport(
-            status="ok" if healthy else "degraded",
+            status=status,
             plugins=[plugin.name for plugin in self.plugins],
             load_errors=list(self.load_errors),
             problems=problems,
@@ -210,10 +268,19 @@ class Host:
         self._checked = (loop, time.monotonic(), checks)
         return list(await asyncio.shield(checks))
 
+    async def close_resources(self) -> None:
+        """Close every plugin's objects of the running loop (the server's shutdown)."""
+        for resources in self.resources.values():
+            await resources.aclose()
+
     def close(self) -> None:
+        for resources in self.resources.values():
+            resources.close()
         self.isolated.close()
         self.handlers.close()
         self.audit.close()
+        if self.shared is not None:
+            self.shared.close()
 
     def _context_for(self, entry: Registered, caller: Principal, surface: str) -> InvocationContext:
         return InvocationContext(
@@ -226,6 +293,8 @@ class Host:
             http_client=http_client,
             health=self.health,
             isolated=self.isolated,
+            state=self.state_store(entry.plugin),
+            resources=self.resources_of(entry.plugin),
         )
 
     def _decode_settings(self) -> None:

@@ -10,6 +10,10 @@ connecting, or of starting its next request, is closed. Bodies are already bound
 from __future__ import annotations
 
 import asyncio
+import atexit
+import json
+import os
+from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -64,6 +68,52 @@ def _protocol_class(header_timeout: float) -> type:
     except ImportError:  # httptools is a dependency, but uvicorn runs without it
         from uvicorn.protocols.http.h11_impl import H11Protocol as Base  # type: ignore[assignment]
     return type("StewardHttpProtocol", (_HeaderDeadline, Base), {"header_timeout": header_timeout})
+
+
+class StewardHttpProtocol(_protocol_class(10.0)):  # type: ignore[misc]
+    """The protocol of worker processes, importable by name (uvicorn's workers are spawned, not forked)."""
+
+
+WORKER_ENVIRONMENT = "STEWARD_WORKER_OPTIONS"
+
+
+def run_workers(settings: ServerConfig, *, config_path: Path | None, data_dir: Path, strict: bool) -> None:
+    """Serve with ``settings.workers`` processes sharing one socket, each building its own host.
+
+    The workers are spawned, so each loads the configuration again, from the same file and
+    data directory this process was given (passed down in the environment), and all of them
+    reach the same shared state store.
+    """
+    options = {"config": str(config_path) if config_path else None, "data_dir": str(data_dir), "strict": strict}
+    os.environ[WORKER_ENVIRONMENT] = json.dumps(options)
+    uvicorn.run(
+        "steward.http_server:worker_app",
+        factory=True,
+        workers=settings.workers,
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level,
+        http="steward.http_server:StewardHttpProtocol",
+        timeout_keep_alive=5,
+    )
+
+
+def worker_app() -> Any:
+    """The app of one worker process: a host of its own, on the shared state store."""
+    from steward.app import create_app
+    from steward.config import load_config
+    from steward.host import Host
+
+    options = json.loads(os.environ[WORKER_ENVIRONMENT])
+    config = load_config(
+        Path(options["config"]) if options["config"] else None,
+        data_dir=Path(options["data_dir"]),
+        overrides={"plugins": {"strict": True}} if options["strict"] else None,
+    )
+    StewardHttpProtocol.header_timeout = config.server.header_timeout_seconds
+    host = Host(config)
+    atexit.register(host.close)
+    return create_app(host)
 
 
 def run(app: Any, settings: ServerConfig) -> None:

