@@ -1,5 +1,6 @@
 """The homeassistant plugin against a Home Assistant-shaped server, through the real HTTP API."""
 
+import contextlib
 import json
 import logging
 
@@ -340,3 +341,25 @@ def test_a_hand_edited_unusable_url_is_a_clear_failure_not_a_crash(served, ha):
     assert browse.status_code == 200
     assert "not a usable URL" in browse.json()["connection"]["message"]
     assert invoke(served, "home_assistant.list_entities", {}).json()["code"] == "UPSTREAM_UNAVAILABLE"
+
+
+def test_on_the_redis_backend_the_switch_set_on_one_host_holds_on_another(ha, redis_url, tmp_path):
+    config = {"state": {"backend": "redis", "url": redis_url, "prefix": "ha:"}}
+    with contextlib.ExitStack() as stack:
+        a, b = (
+            stack.enter_context(
+                serve_host([steward_homeassistant, steward_websearch], data_dir=tmp_path / name, config=config)
+            )
+            for name in "ab"
+        )
+        assert a.client(["settings"]).post(SETTINGS, json={"enabled": True}).status_code == 200
+        assert b.client(["settings"]).get(SETTINGS).json()["enabled"] is True
+        refused = b.client(["invoke"]).post(
+            "/api/v1/capabilities/home_assistant.list_entities/invoke", json={"arguments": {}}
+        )
+        assert refused.json()["code"] == "CAPABILITY_NOT_CONFIGURED", "enabled on b too; b has no URL of its own"
+        a.client(["settings"]).post(SETTINGS, json={"enabled": False})
+        refused = b.client(["invoke"]).post(
+            "/api/v1/capabilities/home_assistant.list_entities/invoke", json={"arguments": {}}
+        )
+        assert refused.json()["code"] == "CAPABILITY_DISABLED"

@@ -16,6 +16,7 @@ from starlette.routing import Route
 from steward_websearch.net.fetch import FetchedPage, Fetcher, FetchFailed, FetchLimits, GuardedNetworkBackend
 from steward_websearch.net.guard import Guard, TargetRejected
 
+import steward
 from steward.testing import serve_app
 
 pytestmark = pytest.mark.anyio
@@ -324,13 +325,16 @@ async def test_per_host_and_global_concurrency_caps(server):
     await overall.aclose()
 
 
-async def test_requests_with_the_same_settings_share_one_fetcher():
+async def test_requests_with_the_same_settings_share_one_fetcher_which_the_host_closes():
     from steward_websearch.net.fetch import fetcher_for
 
-    first = fetcher_for(Guard.configured(allowed_networks=["127.0.0.2/32"]), FetchLimits())
-    again = fetcher_for(Guard.configured(allowed_networks=["127.0.0.2/32"]), FetchLimits())
-    other = fetcher_for(Guard.configured(allowed_networks=["127.0.0.3/32"]), FetchLimits())
+    resources = steward.Resources("websearch")
+    first = fetcher_for(resources, Guard.configured(allowed_networks=["127.0.0.2/32"]), FetchLimits())
+    again = fetcher_for(resources, Guard.configured(allowed_networks=["127.0.0.2/32"]), FetchLimits())
+    other = fetcher_for(resources, Guard.configured(allowed_networks=["127.0.0.3/32"]), FetchLimits())
     assert first is again
     assert other is not first
-    await first.aclose()
-    await other.aclose()
+    assert fetcher_for(steward.Resources("websearch"), first.guard, first.limits) is not first, "one per host"
+    await resources.aclose()
+    assert first.client.is_closed
+    assert other.client.is_closed

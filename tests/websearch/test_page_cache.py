@@ -1,14 +1,18 @@
 """The fetch service's page cache: lifetimes from caching headers, URL keys, bounds, and several
 processes writing one file at once."""
 
+import asyncio
 import multiprocessing
 import os
+import signal
+import time
 from pathlib import Path
 
 import pytest
 from steward_websearch.extract import Document
-from steward_websearch.service.page_cache import CachedPage, PageCache, lifetime, normalise_url
+from steward_websearch.service.page_cache import CachedPage, PageCache, SharedPageCache, lifetime, normalise_url
 
+from steward.state import RedisState
 from steward.testing import FakeClock
 
 DAY, WEEK = 24 * 3600, 7 * 24 * 3600
@@ -133,3 +137,77 @@ def test_several_processes_share_one_file(tmp_path):
             hit = cache.get(f"http://example.org/{worker}/{n}")
             assert hit is not None
             assert hit.body == f"worker {worker} page {n}".encode() * 50
+
+
+@pytest.fixture
+def shared_stores(redis_url):
+    """Two hosts' views of one Redis, as the fetch service on two hosts would see it."""
+    return [RedisState(redis_url).store("plugins:websearch") for _ in range(2)]
+
+
+@pytest.mark.anyio
+async def test_the_shared_cache_serves_a_page_fetched_on_one_host_to_another(shared_stores):
+    clock = FakeClock()
+    here, there = (SharedPageCache(store, max_bytes=1 << 20, clock=clock) for store in shared_stores)
+    await here.aput("http://example.org/old", page("http://example.org/new"), ttl=60)
+    hit = await there.aget("http://EXAMPLE.org/old#x")
+    assert hit is not None
+    assert (hit.final_url, hit.body, hit.document.links) == (
+        "http://example.org/new",
+        b"<p>kettles</p>",
+        ["http://example.org/new#more"],
+    )
+    clock.advance(30)
+    assert await there.aget("http://example.org/new", max_age=10) is None
+    assert await there.aget("http://example.org/new", max_age=40) is not None
+    await here.aput("http://example.org/gone", page("http://example.org/gone"), ttl=0)
+    assert await there.aget("http://example.org/gone") is None
+
+
+@pytest.mark.anyio
+async def test_the_shared_cache_stays_under_its_bound_dropping_the_least_recently_used(shared_stores):
+    body = os.urandom(40_000)
+    here, there = (SharedPageCache(store, max_bytes=100_000) for store in shared_stores)
+    for name in ("a", "b"):
+        await here.aput(f"http://example.org/{name}", page(f"http://example.org/{name}", body), ttl=600)
+    assert await there.aget("http://example.org/a") is not None
+    await there.aput("http://example.org/c", page("http://example.org/c", body), ttl=600)
+    assert await here.aget("http://example.org/b") is None
+    assert await here.aget("http://example.org/a") is not None
+    assert await here.aget("http://example.org/c") is not None
+    await here.aput("http://example.org/huge", page("http://example.org/huge", os.urandom(200_000)), ttl=600)
+    assert await here.aget("http://example.org/huge") is None
+
+
+def _shared_writer(url: str) -> None:
+    import asyncio
+
+    cache = SharedPageCache(RedisState(url).store("plugins:websearch"), max_bytes=1 << 30)
+
+    async def write_forever() -> None:
+        for index in range(1_000_000):
+            body = bytes([index % 251]) * 50_000
+            await cache.aput(f"http://example.org/{index}", page(f"http://example.org/{index}", body), ttl=600)
+
+    asyncio.run(write_forever())
+
+
+@pytest.mark.anyio
+async def test_a_worker_killed_during_cache_writes_leaves_no_corrupt_entry(redis_url, shared_stores):
+    writer = multiprocessing.get_context("spawn").Process(target=_shared_writer, args=(redis_url,))
+    writer.start()
+    reader = SharedPageCache(shared_stores[0], max_bytes=1 << 30)
+    deadline = time.monotonic() + 30
+    while await reader.aget("http://example.org/20") is None:
+        assert time.monotonic() < deadline, "the writer never wrote"
+        await asyncio.sleep(0.02)
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.join(10)
+    found = 0
+    for index in range(100_000):
+        hit = await reader.aget(f"http://example.org/{index}")
+        if hit is None:
+            break
+        assert hit.body == bytes([index % 251]) * 50_000
+        found += 1
+    assert found > 20

@@ -19,7 +19,7 @@ from steward_homeassistant.household import (
     write_settings,
     write_token,
 )
-from steward_homeassistant.routes import settings_view
+from steward_homeassistant.routes import ENABLED_FLAG, settings_view
 
 
 def _data_dir():
@@ -34,7 +34,12 @@ def homeassistant() -> None:
 @homeassistant.command()
 def status() -> None:
     """Show the settings (never the token)."""
-    click.echo(json.dumps(settings_view(_data_dir()), indent=2))
+    host = steward.Host(steward.current_config())
+    try:
+        enabled = host.policy.is_enabled(ENABLED_FLAG)
+    finally:
+        host.close()
+    click.echo(json.dumps(settings_view(host.data_dir, enabled), indent=2))
 
 
 @homeassistant.command("set-url")

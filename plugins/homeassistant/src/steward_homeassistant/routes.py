@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from starlette.requests import Request
@@ -12,15 +13,22 @@ import steward
 from steward_homeassistant.client import HomeAssistantClient
 from steward_homeassistant.household import SettingsChange, SettingsProblem, change_settings, read_settings, read_token
 
+ENABLED_FLAG = "home_assistant_enabled"
 
-def settings_view(data_dir: Path) -> dict:
+
+def settings_view(data_dir: Path, enabled: bool) -> dict:
+    """The settings as a console shows them; ``enabled`` is the policy flag, wherever the host keeps it."""
     settings = read_settings(data_dir)
     return {
-        "enabled": settings.enabled,
+        "enabled": enabled,
         "base_url": settings.base_url,
         "has_access_token": bool(read_token(data_dir)),
         "allowlisted_entities": settings.allowlisted_entities,
     }
+
+
+async def _view(request: Request, data_dir: Path) -> dict:
+    return settings_view(data_dir, await steward.policy_of(request).enabled(ENABLED_FLAG))
 
 
 def routes(config: steward.Config) -> list[Route]:
@@ -31,7 +39,7 @@ def routes(config: steward.Config) -> list[Route]:
     @steward.require_scope("settings", "conversation")
     async def get_settings(request: Request) -> Response:
         """Home Assistant settings: enabled, base_url, has_access_token, allowlisted_entities (never the token)."""
-        return steward.json_response(settings_view(data_dir))
+        return steward.json_response(await _view(request, data_dir))
 
     @steward.require_scope("settings")
     @steward.openapi_operation(body=SettingsChange)
@@ -40,13 +48,15 @@ def routes(config: steward.Config) -> list[Route]:
         change = await steward.read_json(request, SettingsChange)
         try:
             change_settings(data_dir, change)
+            if change.enabled is not None:
+                await asyncio.to_thread(steward.policy_of(request).set, ENABLED_FLAG, change.enabled)
         except SettingsProblem as problem:
             raise steward.ApiError(steward.Code.INVALID_REQUEST, str(problem)) from None
         except OSError as error:
             raise steward.ApiError(
                 steward.Code.SETTINGS_NOT_SAVED, f"settings not saved: {error.strerror or error}"
             ) from None
-        return steward.json_response(settings_view(data_dir))
+        return steward.json_response(await _view(request, data_dir))
 
     @steward.require_scope("settings")
     async def browse_entities(request: Request) -> Response:

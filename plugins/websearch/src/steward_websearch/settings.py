@@ -59,7 +59,7 @@ class CacheSettings(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class ServiceSettings(msgspec.Struct, forbid_unknown_fields=True):
-    """``[plugins.websearch.service]``: admission limits of the fetch service (per worker process)."""
+    """``[plugins.websearch.service]``: admission limits of the fetch service (for the whole fleet on redis)."""
 
     max_concurrent: int = 16
     max_per_host: int = 4

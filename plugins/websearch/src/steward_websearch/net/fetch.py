@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-import weakref
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -266,18 +265,15 @@ def _connect_failure(error: httpx.ConnectError) -> tuple[str, str]:
     return steward.Code.UPSTREAM_UNAVAILABLE, "could not connect to the site"
 
 
-_fetchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[object, Fetcher]] = weakref.WeakKeyDictionary()
-
-
-def fetcher_for(guard: Guard, limits: FetchLimits, ca_bundle: str = "") -> Fetcher:
-    """The fetcher of the running loop for this configuration (pools and semaphores are per loop).
+def fetcher_for(resources: steward.Resources, guard: Guard, limits: FetchLimits, ca_bundle: str = "") -> Fetcher:
+    """This host's fetcher for this configuration on the running loop (pools and semaphores are per loop).
 
     Keyed by the configuration's values, so every request with the same settings shares one
-    connection pool and one set of concurrency caps.
+    connection pool and one set of concurrency caps; the host closes it when it stops.
     """
-    per_loop = _fetchers.setdefault(asyncio.get_running_loop(), {})
-    key = (guard, limits, ca_bundle)
-    if key not in per_loop:
+
+    def make() -> Fetcher:
         verify = ssl.create_default_context(cafile=ca_bundle) if ca_bundle else True
-        per_loop[key] = Fetcher(guard, limits, verify=verify)
-    return per_loop[key]
+        return Fetcher(guard, limits, verify=verify)
+
+    return resources.get(("fetcher", guard, limits, ca_bundle), make, per_loop=True)

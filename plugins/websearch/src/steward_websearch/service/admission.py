@@ -1,19 +1,23 @@
 """Who may start a service request now: concurrency caps and per-key rate limits.
 
 A request over a limit is refused at once with how long to wait (429 + ``Retry-After``), never
-queued: an agent fleet retries better than a queue it cannot see. The counts live in the worker
-process, so with several workers each enforces the limits on its own share of the traffic.
+queued: an agent fleet retries better than a queue it cannot see. The counts live in the host's
+:class:`steward.StateStore`, so on the redis backend the limits hold for the whole fleet of
+workers and hosts, not for each process's share. A slot is a lease: a worker killed mid-request
+frees it when the lease (the longest a service request may take) runs out.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
-import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
 
+import steward
 from steward_websearch.settings import ServiceSettings
+
+LEASE_SECONDS = 130.0
+"""Longer than any service request may run (web.fetch's bound is 120 s)."""
 
 
 class Busy(Exception):
@@ -24,52 +28,33 @@ class Busy(Exception):
         self.message, self.retry_after = message, retry_after
 
 
-@dataclass
-class _Bucket:
-    tokens: float
-    updated: float
-
-
 class Admission:
-    def __init__(self, settings: ServiceSettings, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, settings: ServiceSettings) -> None:
         self.settings = settings
-        self.clock = clock
-        self.in_flight = 0
-        self.per_host: dict[str, int] = {}
-        self._buckets: dict[str, _Bucket] = {}
 
-    @contextlib.contextmanager
-    def admit(self, key: str, host: str | None) -> Iterator[None]:
-        """Hold a slot for one request by ``key`` (to ``host``, for a fetch); :class:`Busy` if none is free."""
-        limits = self.settings
-        if self.in_flight >= limits.max_concurrent:
-            raise Busy(f"the service is at its limit of {limits.max_concurrent} requests in flight", 1)
-        if host is not None and self.per_host.get(host, 0) >= limits.max_per_host:
-            raise Busy(f"already {limits.max_per_host} requests in flight to {host}", 1)
-        self._take_token(key)
-        self.in_flight += 1
+    @contextlib.asynccontextmanager
+    async def admit(self, store: steward.StateStore, key: str, host: str | None) -> AsyncIterator[None]:
+        """Hold a slot for one request by ``key`` (to ``host``, for a fetch); :class:`Busy` if none is free.
+
+        Both slots and the key's token are taken in two atomic steps, one round trip each on Redis.
+        """
+        limits = {"in-flight": self.settings.max_concurrent}
         if host is not None:
-            self.per_host[host] = self.per_host.get(host, 0) + 1
+            limits[f"in-flight:{host}"] = self.settings.max_per_host
+        lease = await store.acquire(limits, lease_seconds=LEASE_SECONDS)
+        if not lease.held:
+            if lease.full == "in-flight":
+                raise Busy(f"the service is at its limit of {self.settings.max_concurrent} requests in flight", 1)
+            raise Busy(f"already {self.settings.max_per_host} requests in flight to {host}", 1)
         try:
+            await self._take_token(store, key)
             yield
         finally:
-            self.in_flight -= 1
-            if host is not None:
-                remaining = self.per_host[host] - 1
-                if remaining:
-                    self.per_host[host] = remaining
-                else:
-                    del self.per_host[host]
+            await store.release(lease)
 
-    def _take_token(self, key: str) -> None:
+    async def _take_token(self, store: steward.StateStore, key: str) -> None:
         """A token bucket per key: ``requests_per_minute`` on average, bursts up to the same number."""
-        rate = self.settings.requests_per_minute / 60
-        capacity = float(self.settings.requests_per_minute)
-        now = self.clock()
-        bucket = self._buckets.setdefault(key, _Bucket(capacity, now))
-        bucket.tokens = min(capacity, bucket.tokens + (now - bucket.updated) * rate)
-        bucket.updated = now
-        if bucket.tokens < 1:
-            wait = math.ceil((1 - bucket.tokens) / rate)
-            raise Busy(f"this key's limit is {self.settings.requests_per_minute} requests per minute", wait)
-        bucket.tokens -= 1
+        per_minute = self.settings.requests_per_minute
+        wait = await store.spend(f"rate:{key}", rate_per_second=per_minute / 60, burst=per_minute)
+        if wait > 0:
+            raise Busy(f"this key's limit is {per_minute} requests per minute", max(1, math.ceil(wait)))

@@ -13,7 +13,6 @@ import asyncio
 import datetime
 import hashlib
 import re
-from pathlib import Path
 from typing import Annotated, Literal
 
 import msgspec
@@ -35,7 +34,7 @@ from steward_websearch.service.archives import NoSnapshot, Snapshot, recover
 from steward_websearch.service.digest import DigestUnavailable, digest
 from steward_websearch.service.fetch_capability import HttpUrl, extract_isolated, reported_as_failures
 from steward_websearch.service.jq_program import check_program, run_program
-from steward_websearch.service.page_cache import CachedPage, PageCache, lifetime
+from steward_websearch.service.page_cache import CachedPage, PageCache, SharedPageCache, lifetime
 from steward_websearch.service.search import TimeRange, find
 from steward_websearch.settings import WebsearchSettings
 
@@ -241,12 +240,12 @@ async def _page(arguments: ServiceFetchArguments, context: steward.InvocationCon
     settings: WebsearchSettings = context.settings
     with reported_as_failures():
         settings.guard().check_url(arguments.url)
-    cache = page_cache(context.data_dir, settings) if settings.cache.enabled else None
+    cache = page_cache(context) if settings.cache.enabled else None
     if cache is not None and arguments.max_age != 0:
-        hit = await asyncio.to_thread(cache.get, arguments.url, max_age=arguments.max_age)
+        hit = await cache.aget(arguments.url, max_age=arguments.max_age)
         if hit is not None:
             return _Page(**msgspec.structs.asdict(hit), cached=True)
-    fetched, snapshot = await _fetch(arguments, settings)
+    fetched, snapshot = await _fetch(arguments, settings, context.resources)
     page = _Page(
         final_url=fetched.final_url,
         status=fetched.status,
@@ -263,12 +262,14 @@ async def _page(arguments: ServiceFetchArguments, context: steward.InvocationCon
         ttl = lifetime(
             fetched.headers, default=settings.cache.default_ttl_seconds, maximum=settings.cache.max_ttl_seconds
         )
-        await asyncio.to_thread(cache.put, arguments.url, page, ttl)
+        await cache.aput(arguments.url, page, ttl)
     return page
 
 
-async def _fetch(arguments: ServiceFetchArguments, settings: WebsearchSettings) -> tuple[FetchedPage, Snapshot | None]:
-    fetcher = fetcher_for(settings.guard(), settings.limits(), settings.ca_bundle)
+async def _fetch(
+    arguments: ServiceFetchArguments, settings: WebsearchSettings, resources: steward.Resources
+) -> tuple[FetchedPage, Snapshot | None]:
+    fetcher = fetcher_for(resources, settings.guard(), settings.limits(), settings.ca_bundle)
     with reported_as_failures():
         try:
             page = await fetcher.follow(arguments.url)
@@ -344,16 +345,13 @@ def check_jq(arguments: ServiceFetchArguments, context: steward.InvocationContex
     return None
 
 
-_caches: dict[Path, PageCache] = {}
-
-
-def page_cache(data_dir: Path, settings: WebsearchSettings) -> PageCache:
-    """One cache (one SQLite connection) per file in this process."""
-    path = data_dir / "websearch" / "pages.sqlite3"
-    cache = _caches.get(path)
-    if cache is None:
-        cache = _caches[path] = PageCache(path, max_bytes=settings.cache.max_bytes)
-    return cache
+def page_cache(context: steward.InvocationContext) -> PageCache | SharedPageCache:
+    """This host's page cache: in the shared store when there is one, else one SQLite file."""
+    max_bytes = context.settings.cache.max_bytes
+    if context.state.shared:
+        return SharedPageCache(context.state, max_bytes=max_bytes)
+    path = context.data_dir / "websearch" / "pages.sqlite3"
+    return context.resources.get(("page-cache", path), lambda: PageCache(path, max_bytes=max_bytes))
 
 
 async def serve_search(arguments: ServiceSearchArguments, context: steward.InvocationContext) -> ServiceSearchResult:

@@ -1,4 +1,4 @@
-"""The fetch service's page cache: one SQLite file in the data directory, shared by every worker.
+"""The fetch service's page cache: one SQLite file in the data directory, or the shared store.
 
 A page is stored under its normalised final URL with its body (compressed) and its clean
 extraction, which every mode starts from, so a warm ``clean`` or ``digest`` request parses
@@ -8,11 +8,14 @@ page stays comes from its own caching headers (:func:`lifetime`): ``no-store``, 
 configured maximum. The file is bounded: past ``max_bytes`` the least recently used pages go.
 
 SQLite in WAL mode with a busy timeout makes concurrent writers (threads here, other worker
-processes) wait for each other instead of failing; each write is one transaction.
+processes) wait for each other instead of failing; each write is one transaction. On the redis
+state backend the pages live in the host's shared store instead (:class:`SharedPageCache`), so
+a page one host fetched is warm on every host; the store bounds it in bytes the same way.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import email.utils
 import sqlite3
@@ -25,6 +28,7 @@ from pathlib import Path
 import httpx
 import msgspec
 
+import steward
 from steward_websearch.extraction import Document
 
 _SCHEMA = """
@@ -151,6 +155,12 @@ class PageCache:
                 connection.execute("INSERT OR REPLACE INTO aliases VALUES (?, ?, ?)", (requested, final, now + ttl))
             self._evict(connection, now)
 
+    async def aget(self, url: str, *, max_age: float | None = None) -> CachedPage | None:
+        return await asyncio.to_thread(self.get, url, max_age=max_age)
+
+    async def aput(self, requested_url: str, page: CachedPage, ttl: float) -> None:
+        await asyncio.to_thread(self.put, requested_url, page, ttl)
+
     def size(self) -> int:
         with self._transaction() as connection:
             return connection.execute("SELECT COALESCE(SUM(size), 0) FROM pages").fetchone()[0]
@@ -178,3 +188,71 @@ class PageCache:
                 self._connection.execute("ROLLBACK")
                 raise
             self._connection.execute("COMMIT")
+
+
+class _Stored(msgspec.Struct, array_like=True):
+    status: int
+    content_type: str
+    fetched_at: str
+    stored_at: float
+    body: bytes
+    document: Document
+
+
+class SharedPageCache:
+    """Pages in the host's :class:`steward.StateStore` cache: least recently used out past ``max_bytes``.
+
+    A page is one value (the body compressed, the extraction beside it), written in one step, so
+    a worker killed mid-write leaves the old entry or the new one, never half of one. A redirect's
+    requested URL is a small alias value pointing at the final URL.
+    """
+
+    def __init__(self, store: steward.StateStore, *, max_bytes: int, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.max_bytes = max_bytes
+        self.clock = clock
+
+    async def aget(self, url: str, *, max_age: float | None = None) -> CachedPage | None:
+        final = normalise_url(url)
+        raw = await self.store.cache_get("page:" + final)
+        if raw is None:
+            alias = await self.store.cache_get("alias:" + final)
+            if alias is None:
+                return None
+            final = alias.decode()
+            raw = await self.store.cache_get("page:" + final)
+            if raw is None:
+                return None
+        try:
+            stored = msgspec.msgpack.decode(raw, type=_Stored)
+            body = zlib.decompress(stored.body)
+        except (msgspec.DecodeError, msgspec.ValidationError, zlib.error):
+            return None
+        if max_age is not None and self.clock() - stored.stored_at > max_age:
+            return None
+        return CachedPage(
+            final_url=final,
+            status=stored.status,
+            content_type=stored.content_type,
+            fetched_at=stored.fetched_at,
+            stored_at=stored.stored_at,
+            body=body,
+            document=stored.document,
+        )
+
+    async def aput(self, requested_url: str, page: CachedPage, ttl: float) -> None:
+        if ttl <= 0:
+            return
+        final, requested = normalise_url(page.final_url), normalise_url(requested_url)
+        stored = _Stored(
+            status=page.status,
+            content_type=page.content_type,
+            fetched_at=page.fetched_at,
+            stored_at=self.clock(),
+            body=zlib.compress(page.body, 6),
+            document=page.document,
+        )
+        encoded = msgspec.msgpack.encode(stored)
+        kept = await self.store.cache_set("page:" + final, encoded, ttl_seconds=ttl, max_bytes=self.max_bytes)
+        if kept and requested != final:
+            await self.store.cache_set("alias:" + requested, final.encode(), ttl_seconds=ttl, max_bytes=self.max_bytes)

@@ -21,9 +21,9 @@ from starlette.routing import Route
 
 import steward
 from steward_websearch.codes import WebsearchCode
-from steward_websearch.service import telemetry
 from steward_websearch.service.admission import Admission, Busy
 from steward_websearch.service.fleet import ServiceFetchArguments, ServiceSearchArguments
+from steward_websearch.service.telemetry import Telemetry
 from steward_websearch.settings import WebsearchSettings
 
 
@@ -47,6 +47,7 @@ class ServiceGate:
 
     def __init__(self, settings: WebsearchSettings) -> None:
         self.admission = Admission(settings.service)
+        self.telemetry = Telemetry()
 
     async def caller(self, request: Request) -> steward.Principal:
         """The request's key, which must hold scope ``service``; :class:`Refused` (401, 403) if not."""
@@ -69,7 +70,8 @@ class ServiceGate:
                 403,
             )
         try:
-            with self.admission.admit(principal.name, host_of(target) if target else None):
+            store = steward.plugin_state(request, "websearch")
+            async with self.admission.admit(store, principal.name, host_of(target) if target else None):
                 return await steward.invoke_capability(request, capability, arguments, surface=steward.Surface.SERVICE)
         except Busy as error:
             raise Refused(steward.Code.BUSY, error.message, 429, error.retry_after) from None
@@ -100,7 +102,9 @@ class ServiceGate:
                 response.headers["Retry-After"] = str(error.retry_after)
         except steward.ApiError as error:
             response = refuse(error.code, error.message, error.status)
-        telemetry.observe(request.url.path, key, host_of(target), response.status_code, outcome)
+        except steward.StateUnavailable as error:
+            response = refuse(steward.Code.STATE_UNAVAILABLE, str(error), 503)
+        self.telemetry.observe(request.url.path, key, host_of(target), response.status_code, outcome)
         return response
 
 

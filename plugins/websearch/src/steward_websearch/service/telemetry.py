@@ -25,53 +25,62 @@ UPSTREAM_REFUSALS = Counter(
     "steward_service_upstream_refusals", "Sites answering 403 or 429, by host.", ["host", "status"]
 )
 MAX_HOST_LABELS = 200
-_hosts_seen: set[str] = set()
 
 
-def _host_label(host: str) -> str:
-    if host in _hosts_seen or len(_hosts_seen) < MAX_HOST_LABELS:
-        _hosts_seen.add(host)
-        return host
-    return "other"
+class Telemetry:
+    """One host's view: which site hosts already have a metrics label (at most ``MAX_HOST_LABELS``).
 
+    The counters themselves are the process's (Prometheus's default registry, which ``/metrics``
+    serves); what is per host is the choice of labels, made by the host's own routes.
+    """
 
-def observe(route: str, key: str, host: str, status: int, outcome: steward.Outcome | None) -> None:
-    """Count one finished request and write its log line."""
-    REQUESTS.labels(route, str(status)).inc()
-    verdict, size, raw, returned, cached = "-", 0, 0, 0, "-"
-    if outcome is not None and outcome.status is steward.Status.OK:
-        result = outcome.result
-        sizes = result.sizes
-        raw, returned = sizes.raw_tokens, sizes.returned_tokens
-        TOKENS.labels("raw").inc(raw)
-        TOKENS.labels("returned").inc(returned)
-        source = getattr(result, "source", None)
-        if source is not None:
-            verdict, size, cached = "pass", source.bytes, "hit" if source.cached else "miss"
-            CACHE_LOOKUPS.labels(cached).inc()
-            if not source.cached:
-                FETCHED_BYTES.inc(source.bytes)
-            if result.mode == "clean" and any(warning.startswith("digest unavailable") for warning in result.warnings):
-                DIGEST_FALLBACKS.inc()
-    elif outcome is not None and outcome.code in (
-        steward.Code.FETCH_TARGET_REJECTED,
-        WebsearchCode.DNS_RESOLUTION_FAILED,
-    ):
-        reason = (outcome.details or {}).get("reason", "other")
-        verdict = f"blocked ({reason})"
-        GUARD_BLOCKS.labels(reason).inc()
-    elif outcome is not None and outcome.code == WebsearchCode.UPSTREAM_BLOCKED:
-        status = (outcome.details or {}).get("upstream_status", "?")
-        UPSTREAM_REFUSALS.labels(_host_label(host), str(status)).inc()
-    log.info(
-        "service %s key=%s host=%s status=%d bytes=%d tokens=%d/%d cache=%s guard=%s",
-        route,
-        key,
-        host or "-",
-        status,
-        size,
-        raw,
-        returned,
-        cached,
-        verdict,
-    )
+    def __init__(self) -> None:
+        self.hosts_seen: set[str] = set()
+
+    def host_label(self, host: str) -> str:
+        if host in self.hosts_seen or len(self.hosts_seen) < MAX_HOST_LABELS:
+            self.hosts_seen.add(host)
+            return host
+        return "other"
+
+    def observe(self, route: str, key: str, host: str, status: int, outcome: steward.Outcome | None) -> None:
+        """Count one finished request and write its log line."""
+        REQUESTS.labels(route, str(status)).inc()
+        verdict, size, raw, returned, cached = "-", 0, 0, 0, "-"
+        if outcome is not None and outcome.status is steward.Status.OK:
+            result = outcome.result
+            sizes = result.sizes
+            raw, returned = sizes.raw_tokens, sizes.returned_tokens
+            TOKENS.labels("raw").inc(raw)
+            TOKENS.labels("returned").inc(returned)
+            source = getattr(result, "source", None)
+            if source is not None:
+                verdict, size, cached = "pass", source.bytes, "hit" if source.cached else "miss"
+                CACHE_LOOKUPS.labels(cached).inc()
+                if not source.cached:
+                    FETCHED_BYTES.inc(source.bytes)
+                fell_back = any(warning.startswith("digest unavailable") for warning in result.warnings)
+                if result.mode == "clean" and fell_back:
+                    DIGEST_FALLBACKS.inc()
+        elif outcome is not None and outcome.code in (
+            steward.Code.FETCH_TARGET_REJECTED,
+            WebsearchCode.DNS_RESOLUTION_FAILED,
+        ):
+            reason = (outcome.details or {}).get("reason", "other")
+            verdict = f"blocked ({reason})"
+            GUARD_BLOCKS.labels(reason).inc()
+        elif outcome is not None and outcome.code == WebsearchCode.UPSTREAM_BLOCKED:
+            status = (outcome.details or {}).get("upstream_status", "?")
+            UPSTREAM_REFUSALS.labels(self.host_label(host), str(status)).inc()
+        log.info(
+            "service %s key=%s host=%s status=%d bytes=%d tokens=%d/%d cache=%s guard=%s",
+            route,
+            key,
+            host or "-",
+            status,
+            size,
+            raw,
+            returned,
+            cached,
+            verdict,
+        )
