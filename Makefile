@@ -62,6 +62,8 @@ bench: install
 	$(BIN)/python bench/extraction.py
 	$(BIN)/python bench/fetch_service.py
 	$(BIN)/python bench/trust.py
+	command -v wrk >/dev/null || test "$$(id -u)" != 0 || apt-get install -y -qq wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk >/dev/null) || true
+	$(BIN)/python bench/scale_out.py
 
 # docs/reference.md is generated from the code's docstrings; a test fails when it is stale
 reference: install
