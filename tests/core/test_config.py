@@ -94,3 +94,13 @@ def test_example_config_in_contrib_is_valid():
     example = Path(__file__).parents[2] / "contrib" / "steward.toml"
     config = load_config(example, environ={})
     assert config.server.port == 8092
+
+
+def test_the_state_backend_and_its_url_come_from_the_file_or_the_environment(tmp_path):
+    path = tmp_path / "steward.toml"
+    path.write_text('[state]\nbackend = "redis"\nurl = "redis://127.0.0.1:6390/2"\n')
+    assert load_config(path, environ={}).state.url == "redis://127.0.0.1:6390/2"
+    secret = "redis://:from-env@127.0.0.1:6390/2"
+    state = load_config(path, environ={"STEWARD_STATE__URL": secret, "STEWARD_STATE__MAX_CONNECTIONS": "8"}).state
+    assert (state.backend, state.url, state.max_connections) == ("redis", secret, 8)
+    assert load_config(None, environ={}).state.backend == "memory"
