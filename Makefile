@@ -14,6 +14,9 @@ NODE_STAMP := $(NODE_CLIENTS)/node_modules/.installed
 WHEELHOUSE := .wheelhouse
 WHEELHOUSE_STAMP := $(WHEELHOUSE)/.downloaded
 HERMES_STAMP := $(HERMES_VENV)/.installed
+# the last 1.x release of the official MCP SDK, whose client the MCP tests drive beside the 2.x one
+MCP1_VENV := .venv-mcp1
+MCP1_STAMP := $(MCP1_VENV)/.installed
 
 .PHONY: install run test bench lint format clean lock reference
 
@@ -40,6 +43,11 @@ $(HERMES_STAMP): requirements-hermes.txt
 	$(HERMES_VENV)/bin/python -m pip install --quiet -r requirements-hermes.txt
 	touch $@
 
+$(MCP1_STAMP): requirements-mcp1.txt
+	test -x $(MCP1_VENV)/bin/python || $(PYTHON) -m venv $(MCP1_VENV)
+	$(MCP1_VENV)/bin/python -m pip install --quiet -r requirements-mcp1.txt
+	touch $@
+
 run: install
 	$(BIN)/steward serve
 
@@ -51,7 +59,7 @@ $(NODE_STAMP): $(NODE_CLIENTS)/package-lock.json
 	npm ci --prefix $(NODE_CLIENTS) --no-audit --no-fund --ignore-scripts --loglevel=error
 	touch $@
 
-test: install $(HERMES_STAMP) $(WHEELHOUSE_STAMP) $(NODE_STAMP)
+test: install $(HERMES_STAMP) $(MCP1_STAMP) $(WHEELHOUSE_STAMP) $(NODE_STAMP)
 	STEWARD_TEST_EVERYTHING=1 $(BIN)/python -m pytest
 
 bench: install
@@ -78,4 +86,4 @@ format: install
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf $(VENV) $(HERMES_VENV) $(TOOLS_VENV) $(WHEELHOUSE) $(NODE_CLIENTS)/node_modules .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(HERMES_VENV) $(MCP1_VENV) $(TOOLS_VENV) $(WHEELHOUSE) $(NODE_CLIENTS)/node_modules .pytest_cache .ruff_cache

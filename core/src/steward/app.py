@@ -25,6 +25,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from steward.auth import KeysUnavailable, Principal
+from steward.bodies import ApiError, decode_body, receive_body
 from steward.capability import Surface
 from steward.codes import Code, http_status
 from steward.confirmation import InvalidConfirmation, TooManyPending
@@ -32,6 +33,7 @@ from steward.conversation import ChatMessage
 from steward.files import CorruptFile
 from steward.health import LoadError
 from steward.host import Host
+from steward.mcp.http import McpEndpoint
 from steward.metrics import CONTENT_TYPE
 from steward.model import ModelUnavailable
 from steward.openapi import INVOKE_BODY, openapi_document, openapi_operation
@@ -46,15 +48,6 @@ log = logging.getLogger("steward.app")
 T = TypeVar("T")
 Endpoint = Callable[[Request], Awaitable[Response]]
 _encode = msgspec.json.Encoder().encode
-
-
-class ApiError(Exception):
-    """Raise in an endpoint to answer with the standard error shape."""
-
-    def __init__(self, code: str, message: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.code, self.message = code, message
-        self.status = status or http_status(code)
 
 
 def json_response(value: Any, status: int = 200) -> Response:
@@ -78,37 +71,6 @@ async def read_body(request: Request) -> bytes:
 async def read_json(request: Request, body_type: type[T]) -> T:
     """Decode the body into ``body_type`` once, here at the edge; the message names the field."""
     return decode_body(await read_body(request), functools.partial(msgspec.json.decode, type=body_type))
-
-
-async def receive_body(scope: Scope, receive: Receive, limit: int) -> bytes:
-    for name, value in scope["headers"]:
-        if name == b"content-length" and value.isdigit() and int(value) > limit:
-            raise ApiError(Code.PAYLOAD_TOO_LARGE, f"request body exceeds {limit} bytes")
-    chunks, size, more = [], 0, True
-    while more:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            raise ApiError(Code.INVALID_REQUEST, "the client went away before sending the whole body")
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            raise ApiError(Code.PAYLOAD_TOO_LARGE, f"request body exceeds {limit} bytes")
-        chunks.append(chunk)
-        more = message.get("more_body", False)
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-
-
-def decode_body(body: bytes, decode: Callable[[bytes], T]) -> T:
-    if not body.strip():
-        raise ApiError(Code.INVALID_REQUEST, "the request needs a JSON body")
-    try:
-        return decode(body)
-    except msgspec.ValidationError as error:
-        raise ApiError(Code.INVALID_REQUEST, f"invalid request: {error}") from None
-    except msgspec.DecodeError as error:
-        raise ApiError(Code.INVALID_REQUEST, f"request body is not valid JSON: {error}") from None
-    except RecursionError:
-        raise ApiError(Code.INVALID_REQUEST, "request body is nested too deeply") from None
 
 
 async def invoke_capability(
@@ -477,6 +439,7 @@ def core_routes(host: Host) -> list[BaseRoute]:
     return [
         Route("/api/v1/capabilities/{name}/invoke", _described_invoke(host), methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
+        Route("/mcp", McpEndpoint(host), methods=["GET", "POST", "DELETE"]),
         Route("/metrics", metrics, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/api/v1/plugins", list_plugins, methods=["GET"]),

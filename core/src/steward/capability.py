@@ -58,12 +58,13 @@ class Network(enum.StrEnum):
 
 
 class Surface(enum.StrEnum):
-    """Where a request comes from; pre-approval applies only on ``invoke`` and ``service``."""
+    """Where a request comes from; pre-approval applies only on ``invoke``, ``service`` and ``mcp``."""
 
     CONVERSATION = "conversation"
     INVOKE = "invoke"
     SERVICE = "service"
     CLI = "cli"
+    MCP = "mcp"
 
 
 EVERY_SURFACE = frozenset(Surface)
@@ -163,6 +164,9 @@ class Capability:
     """``result -> Iterable[Citation]``, shown beside a conversation's answer."""
     surfaces: frozenset[Surface] = EVERY_SURFACE
     """The :class:`Surface` values it is offered on; every surface by default."""
+    idempotent: bool | None = None
+    """``True`` when running it twice with the same arguments changes nothing more than once (a switch
+    set to a state); ``None`` when undeclared. MCP clients read it as ``idempotentHint``."""
 
     problems: tuple[str, ...] = field(default=(), init=False, compare=False, repr=False)
     """What breaks the rules, when the host collects declarations (they are reported one by one)."""

@@ -472,6 +472,48 @@ def login(url: str) -> None:
 
 
 @cli.command()
+@host_options
+@click.option("--local", is_flag=True, help="Answer in this process instead of on the server (development only).")
+def mcp(local: bool) -> None:
+    """Serve MCP on stdin/stdout for a desktop client (its "command" to launch).
+
+    Each message goes to the running server's /mcp with the key from client.toml (steward login)
+    or STEWARD_URL/STEWARD_KEY, so the household's policy, confirmations and audit apply there,
+    and the client's elicitation asks the person before anything leaves the house. ``--local``
+    builds a host in this process instead: its confirmations can be answered only through the
+    client's elicitation, and die with the command.
+    """
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    if local:
+        asyncio.run(_mcp_here(current_host()))
+        return
+    try:
+        settings = load_client_settings()
+    except ClientSettingsError as error:
+        raise click.ClickException(f"{error} (or use --local to answer in this process)") from None
+    asyncio.run(_mcp_bridge(settings))
+
+
+async def _mcp_bridge(settings: ClientSettings) -> None:
+    from steward.mcp.stdio import Bridge, standard_lines
+
+    await Bridge(settings.url, settings.key, await standard_lines()).run()
+
+
+async def _mcp_here(host: Host) -> None:
+    from steward.mcp.stdio import LocalSession, standard_lines
+
+    caller = Principal(f"mcp:{getpass.getuser()}", frozenset({"invoke"}))
+    console = "none: steward mcp --local keeps its confirmations in its own process"
+    try:
+        await LocalSession(host, caller, await standard_lines(), console).run()
+    finally:
+        await host.close_resources()
+        host.audit.flush()
+        host.close()
+
+
+@cli.command()
 def chat() -> None:
     """Talk to a running server; each pending confirmation shows its exact arguments and asks y/N.
 

@@ -56,6 +56,11 @@ class Code(OutcomeCode):
     # stage 4: confirm
     CONFIRMATION_DENIED = "CONFIRMATION_DENIED", 200, "The person said no; a normal answer, not an error."
     CONFIRMATION_EXPIRED = "CONFIRMATION_EXPIRED", 200, "The person did not answer in time; nothing ran."
+    CONFIRMATION_REQUIRED = (
+        "CONFIRMATION_REQUIRED",
+        202,
+        "It waits for a person's yes that this client cannot ask for; nothing ran (MCP without elicitation).",
+    )
     INVALID_CONFIRMATION = "INVALID_CONFIRMATION", 400, "Unknown, spent or foreign confirmation token."
     TOO_MANY_PENDING = "TOO_MANY_PENDING", 429, "Too many confirmations are waiting for an answer."
     # stage 5: execute

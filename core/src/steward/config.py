@@ -68,6 +68,13 @@ class ConfirmationConfig(_Section):
     max_paused_turn_bytes: Positive = 64 * 1024 * 1024
 
 
+class McpConfig(_Section):
+    """The MCP surface at ``/mcp``; a request with an ``Origin`` header from elsewhere is refused (403)."""
+
+    allowed_origins: list[str] = []
+    """Browser origins besides Steward's own that may call ``/mcp`` (``"https://console.example"``)."""
+
+
 class AuditConfig(_Section):
     max_bytes: int = 10 * 1024 * 1024
     backups: int = 5
@@ -120,6 +127,7 @@ class Config(_Section):
     model: ModelConfig = msgspec.field(default_factory=ModelConfig)
     isolation: IsolationConfig = msgspec.field(default_factory=IsolationConfig)
     state: StateConfig = msgspec.field(default_factory=StateConfig)
+    mcp: McpConfig = msgspec.field(default_factory=McpConfig)
 
     def plugin_section(self, plugin: str) -> dict[str, Any]:
         """The raw ``[plugins.<plugin>]`` table (empty when absent)."""

@@ -67,6 +67,11 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def confirmation_reference(token: str) -> str:
+    """A name for a pending confirmation that can be shown anywhere: it cannot be used to answer it."""
+    return "c-" + token_digest(token)[:16]
+
+
 @dataclass
 class _Entry:
     request: ConfirmationRequest

@@ -37,7 +37,7 @@ log = logging.getLogger("steward.executor")
 _encode = msgspec.json.Encoder().encode
 
 
-PREAPPROVAL_SURFACES = frozenset({Surface.INVOKE, Surface.SERVICE})
+PREAPPROVAL_SURFACES = frozenset({Surface.INVOKE, Surface.SERVICE, Surface.MCP})
 
 
 @dataclass

@@ -177,13 +177,17 @@ class Host:
 
     def state_store(self, plugin: str) -> StateStore:
         """The shared store as plugin ``plugin`` sees it: its own key space, on this host's backend."""
-        store = self._plugin_stores.get(plugin)
+        return self.core_state(f"plugins:{plugin}")
+
+    def core_state(self, namespace: str) -> StateStore:
+        """One key space of the shared store (``plugins:<name>`` for a plugin's, ``mcp`` for the MCP surface's)."""
+        store = self._plugin_stores.get(namespace)
         if store is None:
             if self.shared is not None:
-                store = self.shared.store(f"plugins:{plugin}")
+                store = self.shared.store(namespace)
             else:
-                store = Namespaced(self._memory_store, f"plugins:{plugin}:")
-            self._plugin_stores[plugin] = store
+                store = Namespaced(self._memory_store, f"{namespace}:")
+            self._plugin_stores[namespace] = store
         return store
 
     def resources_of(self, plugin: str) -> Resources:

@@ -1,0 +1,231 @@
+"""The MCP methods, whatever the transport: every ``tools/call`` is one executor invocation.
+
+A call that needs a person is asked about through the client's form elicitation and runs only on
+an explicit yes. The confirmation token never leaves the server: in the handshake era the server
+waits for the elicitation's answer within the same request; in the stateless era it answers
+``input_required`` with a one-time *handle* as ``requestState``, and keeps the token in the shared
+store sealed under that handle, so neither what the client holds nor what the store holds can
+answer the confirmation alone. A client that cannot ask gets a tool error naming the pending
+confirmation and the console where a person can answer it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from steward.auth import Principal
+from steward.capability import Surface
+from steward.codes import Code
+from steward.confirmation import confirmation_reference
+from steward.mcp.protocol import (
+    INVALID_PARAMS,
+    META_SERVER_INFO,
+    METHOD_NOT_FOUND,
+    SUPPORTED_VERSIONS,
+    RpcError,
+    names_elicitation_mode,
+)
+from steward.mcp.tools import (
+    approved,
+    confirmation_required,
+    form_elicitation,
+    tool_definition,
+    tool_error,
+    tool_result,
+)
+from steward.outcome import Outcome, PendingConfirmation, Stage, Status
+from steward.version import __version__
+
+if TYPE_CHECKING:
+    from steward.host import Host
+
+Ask = Callable[[str, dict[str, Any], float], Awaitable[Any]]
+"""Send the client a request of its own (handshake era) and wait up to the seconds given for its
+result; ``None`` when no answer came (timeout, the client went away)."""
+
+SERVER_INFO = {"name": "steward", "title": "Steward", "version": __version__}
+INSTRUCTIONS = (
+    "Steward runs the household's capabilities as tools. Tools that leave this device or change "
+    "something wait for a person's yes, asked by this client or in the household console; a "
+    "declined or unanswered call did not run, so do not retry it unasked."
+)
+CONFIRM_KEY = "confirm"
+"""The key of the one input request Steward sends: a person's yes or no."""
+
+
+@dataclass(frozen=True)
+class Client:
+    """Who is on the other end of one request, as its transport learnt it."""
+
+    caller: Principal
+    version: str
+    elicitation: frozenset[str]
+    """The elicitation modes the client declared (``form``, ``url``); empty: it cannot ask."""
+    stateless: bool
+    """The 2026-07-28 era: input is asked for with ``input_required`` and a retry."""
+    console: str
+    """Where a person answers pending confirmations in a browser."""
+    ask: Ask | None = None
+
+
+class _Kept(msgspec.Struct, frozen=True):
+    """What a ``requestState`` handle stands for, in the shared store under the handle's digest."""
+
+    sealed: bytes
+    caller: str
+    capability: str
+    question: dict[str, Any]
+
+
+class McpServer:
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.store = host.core_state("mcp")
+        self.keep_seconds = host.confirmations.lifetime_seconds
+
+    def capabilities(self) -> dict[str, Any]:
+        return {"tools": {"listChanged": True}}
+
+    def initialize_result(self, version: str) -> dict[str, Any]:
+        return {
+            "protocolVersion": version,
+            "capabilities": self.capabilities(),
+            "serverInfo": SERVER_INFO,
+            "instructions": INSTRUCTIONS,
+        }
+
+    async def result(self, method: str, params: Mapping[str, Any], client: Client) -> dict[str, Any]:
+        """The result of one request (``initialize`` is the transport's); :class:`RpcError` otherwise."""
+        if method == "tools/call":
+            result = await self.call_tool(params, client)
+        elif method == "tools/list":
+            result = await self.list_tools(client)
+        elif method == "server/discover":
+            result = {
+                "supportedVersions": list(SUPPORTED_VERSIONS),
+                "capabilities": self.capabilities(),
+                "instructions": INSTRUCTIONS,
+                "ttlMs": 3_600_000,
+                "cacheScope": "public",
+            }
+        elif method == "ping" and not client.stateless:
+            result = {}
+        else:
+            raise RpcError(
+                METHOD_NOT_FOUND, f"Method not found: {method}", http_status=404 if client.stateless else 200
+            )
+        if client.stateless:
+            result.setdefault("resultType", "complete")
+            result["_meta"] = {**result.get("_meta", {}), META_SERVER_INFO: SERVER_INFO}
+        return result
+
+    async def list_tools(self, client: Client) -> dict[str, Any]:
+        """Every capability offered on the ``mcp`` surface, in name order; a policy-disabled one says so."""
+        flags = await self.host.policy.current()
+        tools = []
+        for entry in self.host.registry.offered_on(Surface.MCP):
+            flag = entry.capability.policy_key
+            tools.append(tool_definition(entry, disabled_by=flag if flag and flags.get(flag) is False else None))
+        result: dict[str, Any] = {"tools": tools}
+        if client.stateless:
+            result |= {"ttlMs": 5_000, "cacheScope": "private"}
+        return result
+
+    async def call_tool(self, params: Mapping[str, Any], client: Client) -> dict[str, Any]:
+        name = params.get("name")
+        arguments = params.get("arguments")
+        if not isinstance(name, str):
+            raise RpcError(INVALID_PARAMS, "tools/call needs the tool's name")
+        if arguments is not None and not isinstance(arguments, Mapping):
+            raise RpcError(INVALID_PARAMS, "tools/call arguments must be an object")
+        if client.stateless and params.get("requestState") is not None:
+            return await self._resume(name, params, client)
+        executor = self.host.executor
+        outcome = await executor.invoke(name, arguments or {}, caller=client.caller, surface=Surface.MCP)
+        if outcome.code == Code.CAPABILITY_NOT_FOUND:
+            raise RpcError(INVALID_PARAMS, f"Unknown tool: {outcome.message}")
+        pending = outcome.pending_confirmation
+        if pending is None:
+            return tool_result(outcome)
+        if "form" not in client.elicitation:
+            return confirmation_required(pending, outcome, confirmation_reference(pending.token), client.console)
+        question = form_elicitation(pending, outcome, with_mode=names_elicitation_mode(client.version))
+        if client.stateless:
+            return await self._ask_on_retry(pending, question, client)
+        assert client.ask is not None
+        reply = await client.ask("elicitation/create", question, self.keep_seconds)
+        return await self._answer(pending.token, approved(reply), name, client)
+
+    async def _answer(self, token: str, approve: bool, name: str, client: Client) -> dict[str, Any]:
+        outcome = await self.host.executor.answer(
+            token, approve, caller=client.caller, surface=Surface.MCP, capability=name
+        )
+        return tool_result(outcome)
+
+    async def _ask_on_retry(
+        self, pending: PendingConfirmation, question: dict[str, Any], client: Client
+    ) -> dict[str, Any]:
+        handle = secrets.token_urlsafe(24)
+        kept = _Kept(_seal(pending.token, handle), client.caller.name, pending.capability, question)
+        await self.store.set(_handle_key(handle), msgspec.msgpack.encode(kept), ttl_seconds=self.keep_seconds)
+        return _input_required(question, handle)
+
+    async def _resume(self, name: str, params: Mapping[str, Any], client: Client) -> dict[str, Any]:
+        """The retry of a call that asked for the person's answer: the handle is spent, the token answered."""
+        handle = params.get("requestState")
+        if not isinstance(handle, str):
+            raise RpcError(INVALID_PARAMS, "requestState must be the string this server sent")
+        key = _handle_key(handle)
+        raw = await self.store.take(key)
+        kept = msgspec.msgpack.decode(raw, type=_Kept) if raw is not None else None
+        if kept is None or kept.caller != client.caller.name or kept.capability != name:
+            if kept is not None:
+                await self.store.set(key, raw, ttl_seconds=self.keep_seconds, only_if_absent=True)
+            unknown = Outcome(
+                capability=name,
+                version=None,
+                stage=Stage.CONFIRM,
+                status=Status.REJECTED,
+                code=Code.INVALID_CONFIRMATION,
+            )
+            return tool_error(
+                "INVALID_CONFIRMATION: this confirmation request is unknown, already answered or expired; "
+                "nothing ran. Call the tool again to ask anew.",
+                unknown,
+            )
+        responses = params.get("inputResponses")
+        reply = responses.get(CONFIRM_KEY) if isinstance(responses, Mapping) else None
+        if reply is None:
+            await self.store.set(key, raw, ttl_seconds=self.keep_seconds)
+            return _input_required(kept.question, handle)
+        return await self._answer(_seal(kept.sealed, handle), approved(reply), name, client)
+
+
+def _input_required(question: dict[str, Any], handle: str) -> dict[str, Any]:
+    return {
+        "resultType": "input_required",
+        "inputRequests": {CONFIRM_KEY: {"method": "elicitation/create", "params": question}},
+        "requestState": handle,
+    }
+
+
+def _handle_key(handle: str) -> str:
+    return "ask:" + hashlib.sha256(handle.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _seal(value: str | bytes, handle: str) -> Any:
+    """XOR with SHAKE-256 of the handle: seals the token (str → bytes) and unseals it (bytes → str).
+
+    Each handle is random and used once, so the keystream is a one-time pad; the store keeps only
+    the sealed bytes, the client only the handle.
+    """
+    data = value.encode() if isinstance(value, str) else value
+    stream = hashlib.shake_256(handle.encode("utf-8", "surrogatepass")).digest(len(data))
+    mixed = bytes(a ^ b for a, b in zip(data, stream, strict=True))
+    return mixed if isinstance(value, str) else mixed.decode("utf-8", "replace")
