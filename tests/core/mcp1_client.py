@@ -23,14 +23,16 @@ async def main(url: str, key: str, answer: str) -> dict:
             return types.ElicitResult(action="accept", content={"approve": True})
         return types.ElicitResult(action="decline")
 
-    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=30) as http:
-        async with streamable_http_client(url + "/mcp", http_client=http) as (read, write, _):
-            callback = None if answer == "none" else person
-            async with ClientSession(read, write, elicitation_callback=callback) as session:
-                initialized = await session.initialize()
-                tools = (await session.list_tools()).tools
-                echo = await session.call_tool("sample.echo", {"text": "hi"})
-                room = await session.call_tool("sample.room", {"text": "hall"})
+    callback = None if answer == "none" else person
+    async with (
+        httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=30) as http,
+        streamable_http_client(url + "/mcp", http_client=http) as (read, write, _),
+        ClientSession(read, write, elicitation_callback=callback) as session,
+    ):
+        initialized = await session.initialize()
+        tools = (await session.list_tools()).tools
+        echo = await session.call_tool("sample.echo", {"text": "hi"})
+        room = await session.call_tool("sample.room", {"text": "hall"})
     return {
         "protocol": initialized.protocolVersion,
         "annotations": {tool.name: tool.annotations.model_dump(exclude_none=True) for tool in tools},

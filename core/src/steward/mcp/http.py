@@ -77,14 +77,15 @@ class McpEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
-            _check_origin(scope, self.host.config.mcp.allowed_origins)
+            headers = _headers(scope)
+            _check_origin(scope, headers, self.host.config.mcp.allowed_origins)
             principal = await self._caller(scope, receive)
             if scope["method"] == "POST":
-                await self._post(scope, receive, send, principal)
+                await self._post(scope, receive, send, principal, headers)
             elif scope["method"] == "GET":
-                await self._listen(scope, receive, send, principal)
+                await self._listen(receive, send, principal, headers)
             elif scope["method"] == "DELETE":
-                await self._end_session(scope, send, principal)
+                await self._end_session(send, principal, headers)
             else:
                 raise RpcError(INVALID_REQUEST, "Method not allowed: use POST", http_status=405)
         except RpcError as error:
@@ -104,9 +105,10 @@ class McpEndpoint:
             raise _refused("FORBIDDEN", "this key lacks the scope for MCP (invoke)", 403)
         return principal
 
-    async def _post(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
+    async def _post(
+        self, scope: Scope, receive: Receive, send: Send, principal: Principal, headers: Mapping[str, str]
+    ) -> None:
         message = await _read_message(scope, receive, self.host.config.server.max_body_bytes)
-        headers = _headers(scope)
         if "method" not in message:
             if "id" in message and ("result" in message or "error" in message):
                 await self._deliver(message, headers, principal)
@@ -168,7 +170,7 @@ class McpEndpoint:
         self, method: str, message: Mapping[str, Any], headers: Mapping[str, str], principal: Principal, scope: Scope
     ) -> tuple[Client, str | None]:
         """Who asks and how: from ``_meta`` (stateless) or from the session (handshake era)."""
-        console = _console_url(scope)
+        console = _console_url(scope, headers)
         meta = request_meta(message)
         if META_VERSION in meta or headers.get("mcp-protocol-version") in STATELESS_VERSIONS:
             version = meta.get(META_VERSION)
@@ -200,8 +202,8 @@ class McpEndpoint:
             raise RpcError(INVALID_REQUEST, "Session not found: initialize again", http_status=404)
         return session
 
-    async def _end_session(self, scope: Scope, send: Send, principal: Principal) -> None:
-        session_id = _headers(scope).get("mcp-session-id")
+    async def _end_session(self, send: Send, principal: Principal, headers: Mapping[str, str]) -> None:
+        session_id = headers.get("mcp-session-id")
         if not session_id:
             raise RpcError(INVALID_REQUEST, "Bad Request: no Mcp-Session-Id header", http_status=400)
         await self._session(session_id, principal)
@@ -259,9 +261,9 @@ class McpEndpoint:
             await self.store.set("reply:" + key, _encode(reply), ttl_seconds=REPLY_SECONDS)
 
     # change notifications
-    async def _listen(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
+    async def _listen(self, receive: Receive, send: Send, principal: Principal, headers: Mapping[str, str]) -> None:
         """GET: the handshake era's stream of server notifications (tools/list_changed on a policy change)."""
-        session_id = _headers(scope).get("mcp-session-id")
+        session_id = headers.get("mcp-session-id")
         if not session_id:
             raise RpcError(INVALID_REQUEST, "Method not allowed: GET needs a session", http_status=405)
         await self._session(session_id, principal)
@@ -357,9 +359,8 @@ def _refused(code: str, message: str, status: int) -> RpcError:
     return RpcError(STEWARD_REFUSED, f"{code}: {message}", {"code": code}, http_status=status)
 
 
-def _check_origin(scope: Scope, allowed: list[str]) -> None:
+def _check_origin(scope: Scope, headers: Mapping[str, str], allowed: list[str]) -> None:
     """A browser page may reach ``/mcp`` only from Steward's own origin or one the operator allowed."""
-    headers = _headers(scope)
     origin = headers.get("origin")
     if origin is None:
         return
@@ -410,8 +411,8 @@ def _headers(scope: Scope) -> dict[str, str]:
     return {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
 
 
-def _console_url(scope: Scope) -> str:
-    return f"{scope.get('scheme', 'http')}://{_headers(scope).get('host', '127.0.0.1')}/console"
+def _console_url(scope: Scope, headers: Mapping[str, str]) -> str:
+    return f"{scope.get('scheme', 'http')}://{headers.get('host', '127.0.0.1')}/console"
 
 
 def _digest(value: str) -> str:
