@@ -439,7 +439,8 @@ def core_routes(host: Host) -> list[BaseRoute]:
     return [
         Route("/api/v1/capabilities/{name}/invoke", _described_invoke(host), methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
-        Route("/mcp", McpEndpoint(host), methods=["GET", "POST", "DELETE"]),
+        # MCP's wire format is the MCP specification's, not this API's (docs/mcp.md)
+        Route("/mcp", McpEndpoint(host), methods=["GET", "POST", "DELETE"], include_in_schema=False),
         Route("/metrics", metrics, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/api/v1/plugins", list_plugins, methods=["GET"]),

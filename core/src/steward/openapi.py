@@ -116,7 +116,7 @@ def openapi_document(host: Any, routes: list[BaseRoute]) -> dict[str, Any]:
             schemas.update(_namespaced(schema, f"{_label(entry)}.{role}"))
     paths: dict[str, Any] = {}
     for route in routes:
-        if not isinstance(route, Route):
+        if not isinstance(route, Route) or not route.include_in_schema:
             continue
         described: _Operation = getattr(route.endpoint, "__steward_openapi__", None) or _Operation()
         for method in sorted((route.methods or set()) - {"HEAD"}):
