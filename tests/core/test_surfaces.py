@@ -119,9 +119,9 @@ def test_each_surface_reaches_its_own_declaration(served):
 
 def test_listings_show_both_and_models_see_only_theirs(served, tmp_path):
     listed = served.client().get("/api/v1/capabilities").json()["capabilities"]
-    assert sorted(item["surfaces"] for item in listed) == [["cli", "conversation", "invoke"], ["service"]]
+    assert sorted(item["surfaces"] for item in listed) == [["cli", "conversation", "invoke", "mcp"], ["service"]]
     schemas = served.client().get("/openapi.json").json()["components"]["schemas"]
-    assert "demo.echo[cli,conversation,invoke].arguments" in schemas
+    assert "demo.echo[cli,conversation,invoke,mcp].arguments" in schemas
     assert "demo.echo[service].arguments" in schemas
     model = ScriptedModel()
     with serve_app(model.app()) as url:

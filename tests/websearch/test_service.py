@@ -351,7 +351,7 @@ def test_policy_flag_and_audit(served, agent, site):
 def test_model_and_invoke_surfaces_never_see_the_service_variant(served):
     capabilities = served.client().get("/api/v1/capabilities").json()["capabilities"]
     fetches = [c for c in capabilities if c["name"] == "web.fetch"]
-    assert sorted(tuple(c["surfaces"]) for c in fetches) == [("cli", "conversation", "invoke"), ("service",)]
+    assert sorted(tuple(c["surfaces"]) for c in fetches) == [("cli", "conversation", "invoke", "mcp"), ("service",)]
     invoke = served.client(["invoke"], preapproved=["web.fetch"]).post(
         "/api/v1/capabilities/web.fetch/invoke", json={"arguments": {"url": "http://example.org/", "mode": "raw"}}
     )
