@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -252,3 +253,36 @@ async def test_on_redis_a_handshake_session_and_its_elicitation_answer_may_reach
                     final = event["result"]
     assert final["structuredContent"] == {"text": "hall"}
     assert sample.runs == {"room": 1}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("how", ["bridge", "local"])
+async def test_a_policy_change_reaches_a_stdio_client_as_tools_list_changed(served, how, tmp_path):
+    if how == "bridge":
+        env = {"HOME": str(tmp_path), "STEWARD_URL": served.base_url, "STEWARD_KEY": served.key(["invoke"])}
+        args = ["mcp"]
+
+        def switch(value: bool) -> None:
+            served.set_policy("sample_enabled", value)
+    else:
+        env = {"HOME": str(tmp_path), "STEWARD_DATA_DIR": str(tmp_path / "local")}
+        args = ["mcp", "--local"]
+
+        def switch(value: bool) -> None:
+            command = [str(STEWARD), "policy", "set", "web_search_enabled", str(value).lower()]
+            assert subprocess.run(command, env={**os.environ, **env}, capture_output=True).returncode == 0
+
+    changed = asyncio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.set()
+
+    async with Client(stdio(args, env), mode="legacy", message_handler=on_message) as client:
+        await client.list_tools()
+        for flip in range(20):  # the listening stream may open just after list_tools: flip until one is seen
+            switch(flip % 2 == 0)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), 1.5)
+                break
+    assert changed.is_set()

@@ -267,3 +267,19 @@ def test_pending_reference_is_not_the_token(tokens, served):
     (token,) = tokens
     assert reference == "c-" + hashlib.sha256(token.encode()).hexdigest()[:16]
     assert re.fullmatch(r"c-[0-9a-f]{16}", reference)
+
+
+def test_tool_calls_over_the_concurrency_limit_are_busy(sample, tmp_path):
+    config = {"server": {"max_concurrent_invocations": 1}}
+    with serve_host([steward.Plugin("sample", sample)], data_dir=tmp_path / "data", config=config) as served:
+        key = served.key(["invoke"])
+
+        async def two_slow_calls() -> list[httpx.Response]:
+            async with httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=30) as client:
+                slow = [stateless_call("sample.slow", {}, number, meta=META) for number in (1, 2)]
+                return await asyncio.gather(*(client.post(served.base_url + "/mcp", json=call) for call in slow))
+
+        answers = sorted(asyncio.run(two_slow_calls()), key=lambda answer: answer.status_code)
+    assert [answer.status_code for answer in answers] == [200, 429]
+    assert answers[0].json()["result"]["_meta"]["dev.steward/outcome"]["code"] == "TIMEOUT"
+    assert answers[1].json()["error"]["data"] == {"code": "BUSY"}

@@ -72,7 +72,23 @@ def tool_schema(entry: Registered) -> dict[str, Any]:
 
     The parameters schema is inlined at the top: some servers cannot follow a top-level ``$ref``.
     """
-    schema = dict(entry.arguments_schema)
+    return {
+        "type": "function",
+        "function": {
+            "name": tool_name(entry.capability.name),
+            "description": entry.capability.description,
+            "parameters": object_at_root(entry.arguments_schema),
+        },
+    }
+
+
+def object_at_root(schema: dict[str, Any]) -> dict[str, Any]:
+    """msgspec's ``{"$ref": …, "$defs": …}`` with the referenced object inlined at the root.
+
+    Tool schemas must be an object at the top (OpenAI tools, MCP's ``inputSchema`` and
+    ``outputSchema``), and some servers cannot follow a top-level ``$ref``.
+    """
+    schema = dict(schema)
     definitions = dict(schema.pop("$defs", {}))
     reference = schema.pop("$ref", None)
     if reference is not None:
@@ -80,14 +96,7 @@ def tool_schema(entry: Registered) -> dict[str, Any]:
     if definitions:
         schema["$defs"] = definitions
     schema.pop("title", None)
-    return {
-        "type": "function",
-        "function": {
-            "name": tool_name(entry.capability.name),
-            "description": entry.capability.description,
-            "parameters": schema,
-        },
-    }
+    return schema
 
 
 class ModelClient:

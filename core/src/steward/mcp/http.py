@@ -16,6 +16,7 @@ import binascii
 import contextlib
 import functools
 import hashlib
+import logging
 import secrets
 import time
 from collections.abc import Mapping
@@ -31,6 +32,7 @@ from steward.bodies import ApiError, receive_body
 from steward.mcp.protocol import (
     HANDSHAKE_VERSIONS,
     HEADER_MISMATCH,
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     META_CAPABILITIES,
@@ -45,11 +47,13 @@ from steward.mcp.protocol import (
     request_meta,
     unsupported_version,
 )
-from steward.mcp.server import Client, McpServer
+from steward.mcp.server import Client, McpServer, policy_changes
 from steward.state import StateUnavailable
 
 if TYPE_CHECKING:
     from steward.host import Host
+
+log = logging.getLogger("steward.mcp")
 
 SESSION_SECONDS = 7 * 24 * 3600
 """How long a handshake-era session is remembered after ``initialize`` (then: 404, initialize again)."""
@@ -74,6 +78,8 @@ class McpEndpoint:
         self.store = self.server.store
         self.policy_poll_seconds = policy_poll_seconds
         self._waiting: dict[str, asyncio.Future[Any]] = {}
+        self.in_flight = 0
+        """Tool calls running now, held to ``server.max_concurrent_invocations`` as on the invoke endpoint."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
@@ -145,12 +151,21 @@ class McpEndpoint:
     async def _answer(
         self, request_id: Any, method: str, params: Mapping[str, Any], client: Client
     ) -> tuple[dict[str, Any], int]:
+        calls = method == "tools/call"
+        if calls and self.in_flight >= self.host.config.server.max_concurrent_invocations:
+            return _refused("BUSY", "too many invocations in flight; retry shortly", 429).body(request_id), 429
+        self.in_flight += calls
         try:
             result = await self.server.result(method, params, client)
         except StateUnavailable as error:
             return _refused("STATE_UNAVAILABLE", str(error), 503).body(request_id), 503
         except RpcError as error:
             return error.body(request_id), error.http_status
+        except Exception:
+            log.exception("MCP %s failed", method)
+            return RpcError(INTERNAL_ERROR, "internal error; the server log has details").body(request_id), 500
+        finally:
+            self.in_flight -= calls
         return {"jsonrpc": "2.0", "id": request_id, "result": result}, 200
 
     async def _initialize(self, send: Send, request_id: Any, params: Mapping[str, Any], principal: Principal) -> None:
@@ -293,22 +308,17 @@ class McpEndpoint:
         await stream.close()
 
     async def _notify_changes(self, stream: _EventStream, params: dict[str, Any]) -> None:
-        policy = self.host.policy
-        try:
-            seen = await policy.current()
-        except StateUnavailable:
-            seen = {}
-        while not stream.gone.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stream.gone.wait(), self.policy_poll_seconds)
-                return
-            try:
-                now = await policy.current()
-            except StateUnavailable:
-                continue
-            if now != seen:
-                seen = now
+        async def announce() -> None:
+            async for _ in policy_changes(self.host.policy, self.policy_poll_seconds):
                 await stream.event({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": params})
+
+        announcing = asyncio.ensure_future(announce())
+        try:
+            await stream.gone.wait()
+        finally:
+            announcing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await announcing
 
 
 class _EventStream:

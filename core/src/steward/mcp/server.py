@@ -11,9 +11,10 @@ confirmation and the console where a person can answer it.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import secrets
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -40,10 +41,12 @@ from steward.mcp.tools import (
     tool_result,
 )
 from steward.outcome import Outcome, PendingConfirmation, Stage, Status
+from steward.state import StateUnavailable
 from steward.version import __version__
 
 if TYPE_CHECKING:
     from steward.host import Host
+    from steward.policy import Policy
 
 Ask = Callable[[str, dict[str, Any], float], Awaitable[Any]]
 """Send the client a request of its own (handshake era) and wait up to the seconds given for its
@@ -205,6 +208,25 @@ class McpServer:
             await self.store.set(key, raw, ttl_seconds=self.keep_seconds)
             return _input_required(kept.question, handle)
         return await self._answer(_seal(kept.sealed, handle), approved(reply), name, client)
+
+
+async def policy_changes(policy: Policy, every_seconds: float = 1.0) -> AsyncIterator[None]:
+    """Yields each time the household's flags differ from the last look: what ``tools/list_changed`` announces.
+
+    Polled rather than pushed, because a flag may be switched on another host of a fleet (or
+    with ``steward policy set`` beside a server); a look that cannot reach the shared state is
+    skipped, not announced.
+    """
+    seen: dict[str, bool] | None = None
+    while True:
+        try:
+            now = await policy.current()
+        except StateUnavailable:
+            now = seen
+        if seen is not None and now != seen:
+            yield
+        seen = now
+        await asyncio.sleep(every_seconds)
 
 
 def _input_required(question: dict[str, Any], handle: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import secrets
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -36,13 +37,14 @@ from steward.mcp.protocol import (
     request_meta,
     unsupported_version,
 )
-from steward.mcp.server import Client, McpServer
+from steward.mcp.server import Client, McpServer, policy_changes
 from steward.state import StateUnavailable
 
 if TYPE_CHECKING:
     from steward.host import Host
 
 _encode = msgspec.json.Encoder().encode
+log = logging.getLogger("steward.mcp")
 MAX_LINE_BYTES = 16 * 1024 * 1024
 
 
@@ -105,7 +107,7 @@ class LocalSession:
         self._waiting: dict[str, asyncio.Future[Any]] = {}
 
     async def run(self) -> None:
-        tasks: set[asyncio.Task[None]] = set()
+        tasks: set[asyncio.Task[None]] = {asyncio.create_task(self._announce_changes())}
         async for message in self.lines.messages():
             if "method" not in message:
                 self._deliver(message)
@@ -116,6 +118,12 @@ class LocalSession:
         for task in list(tasks):
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _announce_changes(self) -> None:
+        """``tools/list_changed`` when a policy flag changes, once the handshake is done."""
+        async for _ in policy_changes(self.server.host.policy):
+            if self.version is not None:
+                await self.lines.write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
 
     async def _answer(self, message: dict[str, Any]) -> None:
         request_id, method, params = message["id"], message["method"], message.get("params") or {}
@@ -131,6 +139,9 @@ class LocalSession:
             await self.lines.write(error.body(request_id))
         except StateUnavailable as error:
             await self.lines.write(RpcError(STEWARD_REFUSED, f"STATE_UNAVAILABLE: {error}").body(request_id))
+        except Exception:
+            log.exception("MCP %s failed", method)
+            await self.lines.write(RpcError(INTERNAL_ERROR, "internal error; the log has details").body(request_id))
 
     def _client(self, message: Mapping[str, Any]) -> Client:
         meta = request_meta(message)

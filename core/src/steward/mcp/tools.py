@@ -16,7 +16,7 @@ import msgspec
 from steward.capability import Capability
 from steward.codes import Code
 from steward.mcp.protocol import META_OUTCOME
-from steward.model import tool_schema
+from steward.model import object_at_root
 from steward.outcome import Outcome, PendingConfirmation, Status
 from steward.registry import Registered
 
@@ -34,8 +34,8 @@ def tool_definition(entry: Registered, disabled_by: str | None = None) -> dict[s
         "name": capability.name,
         "title": title_of(capability),
         "description": description,
-        "inputSchema": tool_schema(entry)["function"]["parameters"],
-        "outputSchema": _object_schema(entry.result_schema),
+        "inputSchema": object_at_root(entry.arguments_schema),
+        "outputSchema": object_at_root(entry.result_schema),
         "annotations": annotations(capability),
     }
 
@@ -58,19 +58,6 @@ def annotations(capability: Capability) -> dict[str, Any]:
     if capability.idempotent is not None:
         hints["idempotentHint"] = capability.idempotent
     return hints
-
-
-def _object_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """msgspec's ``{"$ref": …, "$defs": …}`` with the referenced object inlined at the root."""
-    schema = dict(schema)
-    definitions = dict(schema.pop("$defs", {}))
-    reference = schema.pop("$ref", None)
-    if reference is not None:
-        schema = {**definitions.pop(reference.rsplit("/", 1)[-1]), **schema}
-    if definitions:
-        schema["$defs"] = definitions
-    schema.pop("title", None)
-    return schema
 
 
 def tool_result(outcome: Outcome) -> dict[str, Any]:
