@@ -18,7 +18,7 @@ HERMES_STAMP := $(HERMES_VENV)/.installed
 MCP1_VENV := .venv-mcp1
 MCP1_STAMP := $(MCP1_VENV)/.installed
 
-.PHONY: install run test bench lint format clean lock reference
+.PHONY: install run test bench lint format clean lock reference browser
 
 install: $(STAMP)
 
@@ -48,6 +48,12 @@ $(MCP1_STAMP): requirements-mcp1.txt
 	$(MCP1_VENV)/bin/python -m pip install --quiet -r requirements-mcp1.txt
 	touch $@
 
+# Debian's Chromium for the console's browser tests (Playwright drives it; its own browser
+# downloads are not reachable); installed when make runs as root, else the tests say it is missing
+browser:
+	command -v chromium >/dev/null || test "$$(id -u)" != 0 || apt-get install -y -qq chromium >/dev/null \
+		|| (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
+
 run: install
 	$(BIN)/steward serve
 
@@ -59,7 +65,7 @@ $(NODE_STAMP): $(NODE_CLIENTS)/package-lock.json
 	npm ci --prefix $(NODE_CLIENTS) --no-audit --no-fund --ignore-scripts --loglevel=error
 	touch $@
 
-test: install $(HERMES_STAMP) $(MCP1_STAMP) $(WHEELHOUSE_STAMP) $(NODE_STAMP)
+test: install $(HERMES_STAMP) $(MCP1_STAMP) $(WHEELHOUSE_STAMP) $(NODE_STAMP) browser
 	STEWARD_TEST_EVERYTHING=1 $(BIN)/python -m pytest
 
 bench: install

@@ -7,6 +7,7 @@ so CI can never pass by skipping.
 
 import functools
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -36,6 +37,8 @@ def network_namespace_works() -> bool:
 
 def missing(prerequisite: str) -> str | None:
     """What is missing for ``prerequisite``, or ``None`` when it is there."""
+    if prerequisite == "chromium":
+        return None if shutil.which("chromium") else "Debian's chromium (`make test` installs it when run as root)"
     if prerequisite == "network-namespace":
         return None if network_namespace_works() else "`unshare --net --map-root-user` (util-linux, user namespaces)"
     stamp, description = STAMPS[prerequisite]
@@ -43,14 +46,14 @@ def missing(prerequisite: str) -> str | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    names = ", ".join([*STAMPS, "network-namespace"])
+    names = ", ".join([*STAMPS, "network-namespace", "chromium"])
     config.addinivalue_line("markers", f"requires(name): the test needs one of {names}, which `make test` provides")
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     for marker in item.iter_markers("requires"):
         (prerequisite,) = marker.args
-        if prerequisite not in STAMPS and prerequisite != "network-namespace":
+        if prerequisite not in STAMPS and prerequisite not in ("network-namespace", "chromium"):
             raise ValueError(f"unknown prerequisite {prerequisite!r}")
         absent = missing(prerequisite)
         if absent is None:

@@ -28,7 +28,8 @@ from steward.auth import KeysUnavailable, Principal
 from steward.bodies import ApiError, decode_body, receive_body
 from steward.capability import Surface
 from steward.codes import Code, http_status
-from steward.confirmation import InvalidConfirmation, TooManyPending
+from steward.confirmation import InvalidConfirmation, TooManyPending, Waiting, confirmation_reference
+from steward.console import console_routes
 from steward.conversation import ChatMessage
 from steward.files import CorruptFile
 from steward.health import LoadError
@@ -310,6 +311,92 @@ async def conversation_message(request: Request) -> Response:
     return response
 
 
+@require_scope()
+async def whoami(request: Request) -> Response:
+    """The caller's key: its name, scopes and pre-approved capabilities (a console shows what it may do)."""
+    principal: Principal = request.state.principal
+    return json_response(
+        {"name": principal.name, "scopes": sorted(principal.scopes), "preapproved": sorted(principal.preapproved)}
+    )
+
+
+@require_scope("settings")
+async def list_confirmations(request: Request) -> Response:
+    """Every pending confirmation, from any surface, with what it would run: a console's cards."""
+    host = host_of(request)
+    waiting = await host.confirmations.pending()
+    return json_response({"confirmations": [_describe_waiting(host, item) for item in waiting]})
+
+
+def _describe_waiting(host: Host, item: Waiting) -> dict[str, Any]:
+    request = item.request
+    entry = host.registry.get(request.capability, request.surface)
+    return {
+        "id": item.id,
+        "reference": confirmation_reference(item.id),
+        "capability": request.capability,
+        "version": request.version,
+        "description": entry.capability.description if entry else None,
+        "classification": entry.capability.classification if entry else None,
+        "arguments": msgspec.json.decode(request.arguments),
+        "surface": request.surface,
+        "caller": request.caller,
+        "expires_in_seconds": round(item.expires_in_seconds, 1),
+    }
+
+
+class ConfirmationDecision(msgspec.Struct, forbid_unknown_fields=True):
+    approve: bool
+
+
+@require_scope("settings")
+@openapi_operation(body=ConfirmationDecision)
+async def answer_confirmation(request: Request) -> Response:
+    """A person's answer to a pending confirmation by its id, from any device.
+
+    A paused conversation turn resumes and the answer is ``{"conversation": <turn reply>}``;
+    anything else answers ``{"outcome": <outcome>}``, as the invoke endpoint would have.
+    """
+    host = host_of(request)
+    body = await read_json(request, ConfirmationDecision)
+    confirmation_id = request.path_params["id"]
+    principal = request.state.principal
+    waiting = {item.id: item for item in await host.confirmations.pending()}
+    asked = waiting.get(confirmation_id)
+    if asked is not None and asked.request.surface == Surface.CONVERSATION:
+        try:
+            reply, _ = await host.conversation.resume_id(confirmation_id, body.approve, principal)
+        except ModelUnavailable as error:
+            raise ApiError(Code.MODEL_UNAVAILABLE, str(error)) from None
+        except InvalidConfirmation as error:
+            raise ApiError(Code.INVALID_CONFIRMATION, str(error)) from None
+        return json_response({"conversation": reply})
+    outcome = await host.executor.answer_id(confirmation_id, body.approve, caller=principal, surface=None)
+    status, _ = outcome_body(outcome)
+    return json_response({"outcome": outcome}, status)
+
+
+@require_scope("settings", "conversation")
+async def list_policy_flags(request: Request) -> Response:
+    """Every policy flag with its description and current value (a console's switches)."""
+    policy = host_of(request).policy
+    current = await policy.current()
+    flags = [
+        {"name": name, "description": flag.description, "enabled": current.get(name, False)}
+        for name, flag in sorted(policy.flags.items())
+    ]
+    return json_response({"flags": flags})
+
+
+@require_scope("settings")
+async def recent_audit(request: Request) -> Response:
+    """The newest audit records (names, outcomes, durations; never arguments), ``?limit=`` up to 500."""
+    raw = request.query_params.get("limit", "50")
+    if not raw.isdigit() or not 1 <= int(raw) <= 500:
+        raise ApiError(Code.INVALID_REQUEST, "limit must be a whole number from 1 to 500")
+    return json_response({"records": await asyncio.to_thread(host_of(request).audit.recent, int(raw))})
+
+
 @require_scope("settings", "conversation")
 async def get_policy(request: Request) -> Response:
     """Every policy flag and its current value."""
@@ -448,6 +535,12 @@ def core_routes(host: Host) -> list[BaseRoute]:
         Route("/api/v1/conversation/message", conversation_message, methods=["POST"]),
         Route("/api/v1/conversation/policy", get_policy, methods=["GET"]),
         Route("/api/v1/conversation/policy", _described_set_policy(host), methods=["POST"]),
+        Route("/api/v1/whoami", whoami, methods=["GET"]),
+        Route("/api/v1/confirmations", list_confirmations, methods=["GET"]),
+        Route("/api/v1/confirmations/{id}", answer_confirmation, methods=["POST"]),
+        Route("/api/v1/policy", list_policy_flags, methods=["GET"]),
+        Route("/api/v1/audit", recent_audit, methods=["GET"]),
+        *console_routes(),
     ]
 
 

@@ -28,6 +28,7 @@ import socket
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -143,6 +144,29 @@ class AuditLog:
             self.flush()
         except OSError as error:
             log.error("audit log %s: %d record(s) could not be written: %s", self.path, count, error)
+
+    def recent(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The last ``limit`` records of the current file, newest first (what a console shows).
+
+        Records hold names, outcomes and durations only, never arguments or results, so they
+        can be shown as they are. Only the file's tail is read, however large the log grew.
+        """
+        self.flush()
+        try:
+            with self.path.open("rb") as file:
+                size = file.seek(0, os.SEEK_END)
+                file.seek(max(0, size - limit * 1024))
+                tail = file.read()
+        except FileNotFoundError:
+            return []
+        lines = tail.splitlines()[-limit:] if size <= limit * 1024 else tail.splitlines()[1:][-limit:]
+        records = []
+        for line in reversed(lines):
+            try:
+                records.append(msgspec.json.decode(line))
+            except msgspec.DecodeError:
+                continue
+        return records
 
     def close(self) -> None:
         with self._lock:

@@ -151,6 +151,7 @@ def serve(bind_host: str | None, port: int | None, workers: int | None) -> None:
     workers = f" ({settings.workers} workers)" if settings.workers > 1 else ""
     served = f"Steward serves {base}{workers} from {host.data_dir}{shared}"
     click.echo(f"{served}, in the foreground: Ctrl-C stops it.", err=True)
+    click.echo(f"The household console: {base}/console (sign in with a key)", err=True)
     if settings.workers > 1:
         host.close()
         options = click.get_current_context().find_object(_Options) or _Options()
@@ -205,7 +206,8 @@ def _show_first_key(key: str, data_dir: Path, base: str) -> None:
     if sys.stdout.isatty():
         click.echo(
             "\nCreated the first key, named 'admin' (shown once; only its hash is stored):\n\n"
-            f"    {key}\n\nTry it:\n\n"
+            f"    {key}\n\nOpen the household console and sign in with it:\n\n    {base}/console\n\n"
+            f"or try it with curl:\n\n"
             f"    curl -H 'Authorization: Bearer {key}' {base}/api/v1/capabilities\n\n"
             f"Lost it? On this machine, `steward keys add NAME --scope admin` makes another.\n"
         )

@@ -47,6 +47,16 @@ class Consumed:
     expired: bool
 
 
+@dataclass(frozen=True)
+class Waiting:
+    """A confirmation nobody has answered yet, as a household console lists it."""
+
+    id: str
+    """The token's digest: names the confirmation for a ``settings`` key, and cannot be used as the token."""
+    request: ConfirmationRequest
+    expires_in_seconds: float
+
+
 class ConfirmationStore(Protocol):
     """Where pending confirmations live; a shared backend implements the same two calls."""
 
@@ -62,14 +72,22 @@ class ConfirmationStore(Protocol):
         """
         ...
 
+    async def consume_id(self, confirmation_id: str, may_answer: Callable[[ConfirmationRequest], bool]) -> Consumed:
+        """:meth:`consume` by the confirmation's id (its token's digest), for a console's answer."""
+        ...
+
+    async def pending(self) -> list[Waiting]:
+        """Every unanswered, unexpired confirmation, soonest to expire first."""
+        ...
+
 
 def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def confirmation_reference(token: str) -> str:
-    """A name for a pending confirmation that can be shown anywhere: it cannot be used to answer it."""
-    return "c-" + token_digest(token)[:16]
+def confirmation_reference(confirmation_id: str) -> str:
+    """A short name for a pending confirmation (from its id) that can be shown anywhere: it answers nothing."""
+    return "c-" + confirmation_id[:16]
 
 
 @dataclass
@@ -125,14 +143,26 @@ class MemoryConfirmationStore:
         return token
 
     async def consume(self, token: str, may_answer: Callable[[ConfirmationRequest], bool]) -> Consumed:
-        digest = token_digest(token)
+        return await self.consume_id(token_digest(token), may_answer)
+
+    async def consume_id(self, confirmation_id: str, may_answer: Callable[[ConfirmationRequest], bool]) -> Consumed:
         with self._lock:
             self._forget_stale()
-            entry = self._entries.get(digest)
+            entry = self._entries.get(confirmation_id)
             if entry is None or not may_answer(entry.request):
                 raise InvalidConfirmation("unknown or already used confirmation token")
-            del self._entries[digest]
+            del self._entries[confirmation_id]
         return Consumed(entry.request, expired=self.clock() >= entry.expires_at)
+
+    async def pending(self) -> list[Waiting]:
+        now = self.clock()
+        with self._lock:
+            waiting = [
+                Waiting(digest, entry.request, entry.expires_at - now)
+                for digest, entry in self._entries.items()
+                if entry.expires_at > now
+            ]
+        return sorted(waiting, key=lambda item: item.expires_in_seconds)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -170,6 +200,17 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 local now = redis.call('TIME')
 return {kept, tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)}
+"""
+
+
+_PENDING = """
+local now = redis.call('TIME')
+local answer = {tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)}
+for _, digest in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  answer[#answer + 1] = digest
+  answer[#answer + 1] = redis.call('GET', ARGV[1] .. digest) or ''
+end
+return answer
 """
 
 
@@ -233,7 +274,21 @@ class RedisConfirmationStore:
         return token
 
     async def consume(self, token: str, may_answer: Callable[[ConfirmationRequest], bool]) -> Consumed:
-        digest = token_digest(token)
+        return await self.consume_id(token_digest(token), may_answer)
+
+    async def pending(self) -> list[Waiting]:
+        answer = await self.state.script(
+            _PENDING, [self.state.key("confirmations")], [self.state.key("confirmation", "")]
+        )
+        now, waiting = int(answer[0]), []
+        for digest, kept in zip(answer[1::2], answer[2::2], strict=True):
+            decoded = _decode_kept(kept or None)
+            if decoded is not None and decoded[1] > now:
+                waiting.append(Waiting(digest.decode(), decoded[0], (decoded[1] - now) / 1000))
+        return sorted(waiting, key=lambda item: item.expires_in_seconds)
+
+    async def consume_id(self, confirmation_id: str, may_answer: Callable[[ConfirmationRequest], bool]) -> Consumed:
+        digest = confirmation_id
         with self.state.reached():
             kept = await self.state.client.get(self.state.key("confirmation", digest))
         request = _decode_kept(kept)

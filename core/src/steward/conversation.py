@@ -98,6 +98,10 @@ class PausedTurnStore(Protocol):
         """Remove and return the turn if ``may_take`` accepts it (else ``None``, the turn kept); atomic."""
         ...
 
+    async def take_id(self, confirmation_id: str, may_take: Callable[[PausedTurn], bool]) -> PausedTurn | None:
+        """:meth:`take` by the confirmation's id (its token's digest)."""
+        ...
+
 
 class MemoryPausedTurns:
     """Keeps paused turns as long as their token can still get an answer, expired grace included.
@@ -140,7 +144,10 @@ class MemoryPausedTurns:
             self._bytes += size
 
     async def take(self, token: str, may_take: Callable[[PausedTurn], bool]) -> PausedTurn | None:
-        digest = token_digest(token)
+        return await self.take_id(token_digest(token), may_take)
+
+    async def take_id(self, confirmation_id: str, may_take: Callable[[PausedTurn], bool]) -> PausedTurn | None:
+        digest = confirmation_id
         with self._lock:
             kept = self._turns.get(digest)
             if kept is None or not may_take(kept[2]):
@@ -225,7 +232,10 @@ class RedisPausedTurns:
             raise TooManyPending("too many paused conversation turns are waiting for a person; retry later")
 
     async def take(self, token: str, may_take: Callable[[PausedTurn], bool]) -> PausedTurn | None:
-        digest = token_digest(token)
+        return await self.take_id(token_digest(token), may_take)
+
+    async def take_id(self, confirmation_id: str, may_take: Callable[[PausedTurn], bool]) -> PausedTurn | None:
+        digest = confirmation_id
         with self.state.reached():
             kept = await self.state.client.get(self.state.key("turn", digest))
         if kept is None:
@@ -294,10 +304,16 @@ class Conversation:
 
     async def resume(self, token: str, approve: bool, caller: Principal) -> tuple[TurnReply, float]:
         """Apply the person's answer to a paused turn and carry on; :class:`InvalidConfirmation` if unknown."""
-        paused = await self.paused.take(token, lambda turn: turn.caller == caller.name or caller.has_scope("settings"))
+        return await self.resume_id(token_digest(token), approve, caller)
+
+    async def resume_id(self, confirmation_id: str, approve: bool, caller: Principal) -> tuple[TurnReply, float]:
+        """:meth:`resume` by the confirmation's id, as a console answers a turn paused on another device."""
+        paused = await self.paused.take_id(
+            confirmation_id, lambda turn: turn.caller == caller.name or caller.has_scope("settings")
+        )
         if paused is None:
             raise InvalidConfirmation("unknown or already used confirmation token")
-        outcome = await self.executor.answer(token, approve, caller=caller, surface=Surface.CONVERSATION)
+        outcome = await self.executor.answer_id(confirmation_id, approve, caller=caller, surface=Surface.CONVERSATION)
         if outcome.code == Code.INVALID_CONFIRMATION:
             raise InvalidConfirmation(outcome.message or "invalid confirmation")
         state = _TurnState(

@@ -23,7 +23,13 @@ from steward.audit import AuditLog
 from steward.auth import Principal
 from steward.capability import Classification, Surface
 from steward.codes import Code
-from steward.confirmation import ConfirmationRequest, ConfirmationStore, InvalidConfirmation, TooManyPending
+from steward.confirmation import (
+    ConfirmationRequest,
+    ConfirmationStore,
+    InvalidConfirmation,
+    TooManyPending,
+    token_digest,
+)
 from steward.context import InvocationContext
 from steward.deadlines import Deadlines
 from steward.handlers import HandlerRunner
@@ -129,13 +135,31 @@ class Executor:
         URL names it), must match the token's; a token issued to another caller or surface is
         as invalid as an unknown one.
         """
+        return await self.answer_id(token_digest(token), approve, caller=caller, surface=surface, capability=capability)
+
+    async def answer_id(
+        self,
+        confirmation_id: str,
+        approve: bool,
+        *,
+        caller: Principal,
+        surface: str | None,
+        capability: str | None = None,
+    ) -> Outcome:
+        """:meth:`answer` by the confirmation's id (its token's digest).
+
+        With ``surface=None`` the answer is a household console's: only a key with the
+        ``settings`` scope may give it, for a confirmation issued on any surface, and the
+        capability then runs (and is audited) on the surface it was asked on.
+        """
         started = time.perf_counter()
         name = capability or "<unknown>"
         entry: Registered | None = None
+        asked_on = surface or "console"
         try:
-            request, expired = await self._consume(token, caller, surface, capability)
-            name = request.capability
-            entry = self._resolve(request.capability, request.version, surface)
+            request, expired = await self._consume(confirmation_id, caller, surface, capability)
+            name, asked_on = request.capability, request.surface
+            entry = self._resolve(request.capability, request.version, asked_on)
             if expired:
                 raise _Stop(
                     Stage.CONFIRM,
@@ -146,12 +170,12 @@ class Executor:
             if not approve:
                 raise _Stop(Stage.CONFIRM, Status.DENIED, Code.CONFIRMATION_DENIED, "the person declined; do not retry")
             validated = self._validate(entry, request.arguments)
-            context = self.context_for(entry, caller, surface)
+            context = self.context_for(entry, caller, asked_on)
             await self._check_policy(entry, validated, context, turn=None)
             outcome = await self._run(entry, validated, context, started, caller, None)
         except _Stop as stop:
             outcome = self._stopped(entry, name, stop, started)
-        return self._record(outcome, caller, surface, None)
+        return self._record(outcome, caller, asked_on, None)
 
     async def withdraw(self, token: str) -> None:
         """Forget a token this host issued and that nobody will be asked about (its turn was not kept)."""
@@ -262,16 +286,19 @@ class Executor:
         )
 
     async def _consume(
-        self, token: str, caller: Principal, surface: str, capability: str | None
+        self, confirmation_id: str, caller: Principal, surface: str | None, capability: str | None
     ) -> tuple[ConfirmationRequest, bool]:
-        """The request the token was issued for, and whether it expired.
+        """The request the confirmation was issued for, and whether it expired.
 
         Only the caller it was issued to, or a key with the ``settings`` scope (a household's
-        console), may answer a token, on the surface it was issued on; anyone else's answer is
-        refused as an unknown token would be, and does not spend it.
+        console), may answer a token, on the surface it was issued on (a console's answer,
+        ``surface=None``, on any); anyone else's answer is refused as an unknown token would be,
+        and does not spend it.
         """
 
         def may_answer(request: ConfirmationRequest) -> bool:
+            if surface is None:
+                return caller.has_scope("settings")
             return (
                 (request.caller == caller.name or caller.has_scope("settings"))
                 and request.surface == surface
@@ -279,7 +306,7 @@ class Executor:
             )
 
         try:
-            consumed = await self.confirmations.consume(token, may_answer)
+            consumed = await self.confirmations.consume_id(confirmation_id, may_answer)
         except InvalidConfirmation as error:
             raise _Stop(Stage.CONFIRM, Status.REJECTED, Code.INVALID_CONFIRMATION, str(error)) from None
         except StateUnavailable as error:

@@ -23,7 +23,7 @@ import msgspec
 from steward.auth import Principal
 from steward.capability import Surface
 from steward.codes import Code
-from steward.confirmation import confirmation_reference
+from steward.confirmation import confirmation_reference, token_digest
 from steward.mcp.protocol import (
     INVALID_PARAMS,
     META_SERVER_INFO,
@@ -157,7 +157,9 @@ class McpServer:
         if pending is None:
             return tool_result(outcome)
         if "form" not in client.elicitation:
-            return confirmation_required(pending, outcome, confirmation_reference(pending.token), client.console)
+            return confirmation_required(
+                pending, outcome, confirmation_reference(token_digest(pending.token)), client.console
+            )
         question = form_elicitation(pending, outcome, with_mode=names_elicitation_mode(client.version))
         if client.stateless:
             return await self._ask_on_retry(pending, question, client)

@@ -1,0 +1,470 @@
+// The household console: a client of Steward's public HTTP API and nothing else (docs/console.md).
+// Every value from the server is put on the page as text (textContent), never parsed as HTML.
+"use strict";
+
+const KEY_STORAGE = "steward.key";
+const CARDS_EVERY_MS = 1000;
+const AUDIT_EVERY_MS = 5000;
+
+const state = {
+  key: sessionStorage.getItem(KEY_STORAGE),
+  who: null,
+  history: [],
+  expiries: new Map(), // confirmation id -> when it expires, by this page's clock
+  inline: new Map(), // confirmation id -> the conversation's own card for it
+  timers: [],
+};
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, options = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(options)) {
+    if (name === "text") node.textContent = value;
+    else if (name === "class") node.className = value;
+    else node.setAttribute(name, value);
+  }
+  node.append(...children);
+  return node;
+}
+
+class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function call(method, path, body) {
+  const headers = { Authorization: `Bearer ${state.key}` };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    cache: "no-store",
+    credentials: "omit",
+  });
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  return { status: response.status, ok: response.ok, data };
+}
+
+async function api(method, path, body) {
+  const { status, ok, data } = await call(method, path, body);
+  if (!ok) {
+    const error = (data && data.error) || {};
+    throw new ApiError(status, error.code || String(status), error.message || `HTTP ${status}`);
+  }
+  return data;
+}
+
+function say(message) {
+  $("status").textContent = message;
+}
+
+function has(scope) {
+  return state.who !== null && (state.who.scopes.includes(scope) || state.who.scopes.includes("admin"));
+}
+
+function requireScope(sectionId, scope) {
+  const section = $(sectionId);
+  const missing = section.querySelector(".scope-missing");
+  const allowed = has(scope);
+  missing.hidden = allowed;
+  missing.textContent = allowed ? "" : `This key lacks the scope "${scope}", which this part needs.`;
+  for (const child of section.children) {
+    if (child.tagName !== "H2" && child !== missing) child.hidden = !allowed;
+  }
+  return allowed;
+}
+
+// signing in
+async function signIn(key) {
+  state.key = key;
+  try {
+    state.who = await api("GET", "/api/v1/whoami");
+  } catch (error) {
+    state.key = null;
+    $("sign-in-error").textContent =
+      error.status === 401 ? "Wrong key: this Steward does not know it." : `Cannot sign in: ${error.message}`;
+    return;
+  }
+  sessionStorage.setItem(KEY_STORAGE, key);
+  $("sign-in-error").textContent = "";
+  $("sign-in").hidden = true;
+  $("console").hidden = false;
+  $("signed-in-as").hidden = false;
+  $("signed-in-as").textContent = `Signed in as ${state.who.name} (${state.who.scopes.join(", ")})`;
+  $("sign-out").hidden = false;
+  start();
+}
+
+function signOut() {
+  sessionStorage.removeItem(KEY_STORAGE);
+  for (const timer of state.timers) clearInterval(timer);
+  location.reload();
+}
+
+function start() {
+  if (requireScope("confirmations", "settings")) {
+    refreshCards();
+    state.timers.push(setInterval(refreshCards, CARDS_EVERY_MS));
+  }
+  state.timers.push(setInterval(tickCountdowns, 250));
+  requireScope("conversation", "conversation");
+  if (requireScope("policy", "settings")) refreshPolicy();
+  if (requireScope("audit", "settings")) {
+    refreshAudit();
+    state.timers.push(setInterval(refreshAudit, AUDIT_EVERY_MS));
+  }
+  refreshHomeAssistant();
+  refreshCapabilities();
+}
+
+// confirmation cards
+function touches(classification) {
+  if (!classification) return "";
+  const reach = classification.network === "external" ? "Leaves this device" : "Stays on this device";
+  const effect = classification.side_effect === "mutating" ? "changes something" : "reads only";
+  return `${reach} · ${effect}`;
+}
+
+function card(confirmation, answer) {
+  const item = el("li", { class: "card", "data-id": confirmation.id });
+  item.append(el("h3", { text: `${confirmation.capability} (version ${confirmation.version})` }));
+  if (confirmation.description) item.append(el("p", { text: confirmation.description }));
+  item.append(el("p", { class: "touches", text: touches(confirmation.classification) }));
+  if (confirmation.caller) {
+    item.append(el("p", { text: `Asked by ${confirmation.caller} via ${confirmation.surface} · ${confirmation.reference}` }));
+  }
+  item.append(el("p", { text: "It would run once with exactly these arguments:" }));
+  item.append(el("pre", { class: "arguments", text: JSON.stringify(confirmation.arguments, null, 2) }));
+  item.append(el("p", { class: "countdown", "aria-live": "off" }));
+  const label = `${confirmation.capability} (${confirmation.reference || "this conversation"})`;
+  const approve = el("button", { type: "button", class: "approve", "aria-label": `Approve ${label}`, text: "Approve" });
+  const deny = el("button", { type: "button", class: "deny", "aria-label": `Deny ${label}`, text: "Deny" });
+  approve.addEventListener("click", () => answer(true, item));
+  deny.addEventListener("click", () => answer(false, item));
+  item.append(approve, deny);
+  return item;
+}
+
+async function refreshCards() {
+  let listed;
+  try {
+    listed = (await api("GET", "/api/v1/confirmations")).confirmations;
+  } catch (error) {
+    say(`Cannot list confirmations: ${error.message}`);
+    return;
+  }
+  const list = $("cards");
+  const present = new Set(listed.map((confirmation) => confirmation.id));
+  for (const node of [...list.children]) {
+    if (!present.has(node.dataset.id)) forget(node);
+  }
+  for (const [id, node] of state.inline) {
+    if (!present.has(id)) settleInline(node, "Answered elsewhere, or expired.");
+  }
+  for (const confirmation of listed) {
+    const expires = Date.now() + confirmation.expires_in_seconds * 1000;
+    const known = state.expiries.get(confirmation.id);
+    if (known === undefined || Math.abs(known - expires) > 2000) state.expiries.set(confirmation.id, expires);
+    if (!list.querySelector(`[data-id="${CSS.escape(confirmation.id)}"]`)) {
+      list.append(card(confirmation, (approve, node) => answerCard(confirmation, approve, node)));
+    }
+  }
+  $("confirmations").querySelector(".empty").hidden = list.children.length > 0;
+  tickCountdowns();
+}
+
+function forget(node) {
+  const focused = node.contains(document.activeElement);
+  state.expiries.delete(node.dataset.id);
+  node.remove();
+  if (focused) $("confirmations-title").focus();
+}
+
+function tickCountdowns() {
+  const now = Date.now();
+  for (const node of document.querySelectorAll(".card[data-id]")) {
+    const expires = state.expiries.get(node.dataset.id);
+    if (expires === undefined) continue;
+    const seconds = Math.ceil((expires - now) / 1000);
+    const countdown = node.querySelector(".countdown");
+    if (seconds <= 0) {
+      if (node.parentElement === $("cards")) forget(node);
+      else settleInline(node, "Expired: it did not run.");
+    } else if (countdown) {
+      countdown.textContent = `Expires in ${seconds} s`;
+    }
+  }
+}
+
+async function answerCard(confirmation, approve, node) {
+  for (const button of node.querySelectorAll("button")) button.disabled = true;
+  const { status, data } = await call("POST", `/api/v1/confirmations/${encodeURIComponent(confirmation.id)}`, {
+    approve,
+  });
+  if (data && data.conversation) {
+    say(`${confirmation.capability}: ${approve ? "approved" : "declined"}; the conversation went on.`);
+    showReply(data.conversation);
+  } else if (data && data.outcome) {
+    const outcome = data.outcome;
+    say(`${confirmation.capability}: ${outcome.status}${outcome.code ? ` (${outcome.code})` : ""}`);
+  } else {
+    say(`${confirmation.capability}: ${(data && data.error && data.error.message) || `HTTP ${status}`}`);
+  }
+  forget(node);
+  refreshAudit();
+}
+
+// conversation
+function showMessage(role, text, extra) {
+  const item = el("li", { class: role });
+  item.append(el("span", { class: "who", text: role === "user" ? "You" : "Steward" }));
+  item.append(el("p", { text }));
+  if (extra) item.append(extra);
+  $("messages").append(item);
+  return item;
+}
+
+async function send(body) {
+  try {
+    const reply = await api("POST", "/api/v1/conversation/message", body);
+    showReply(reply);
+  } catch (error) {
+    say(`The conversation stopped: ${error.message}`);
+  }
+}
+
+async function idOf(token) {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+async function showReply(reply) {
+  if (reply.text) {
+    let citations;
+    if (reply.citations && reply.citations.length) {
+      citations = el("ul", { class: "citations" });
+      for (const citation of reply.citations) citations.append(el("li", { text: `${citation.title} — ${citation.url}` }));
+    }
+    showMessage("assistant", reply.text, citations);
+    state.history.push({ role: "assistant", content: reply.text });
+  }
+  const pending = reply.pending_confirmation;
+  if (!pending) return;
+  const id = await idOf(pending.token);
+  const invocation = (reply.invocations || []).find((item) => item.capability === pending.capability);
+  const confirmation = {
+    id,
+    capability: pending.capability,
+    version: pending.version,
+    arguments: pending.arguments,
+    classification: invocation ? invocation.classification : null,
+    expires_in_seconds: pending.expires_in_seconds,
+  };
+  state.expiries.set(id, Date.now() + pending.expires_in_seconds * 1000);
+  const node = card(confirmation, async (approve, item) => {
+    state.inline.delete(id);
+    settleInline(item, approve ? "Approved." : "Declined.");
+    await send({ confirmation: { token: pending.token, approve } });
+    refreshAudit();
+  });
+  state.inline.set(id, node);
+  const item = el("li", { class: "assistant" }, el("span", { class: "who", text: "Steward asks" }), node);
+  $("messages").append(item);
+  tickCountdowns();
+}
+
+function settleInline(node, message) {
+  state.inline.delete(node.dataset.id);
+  state.expiries.delete(node.dataset.id);
+  const focused = node.contains(document.activeElement);
+  for (const button of node.querySelectorAll("button")) button.remove();
+  node.querySelector(".countdown").textContent = message;
+  node.removeAttribute("data-id");
+  if (focused) $("message").focus();
+}
+
+// settings
+async function refreshPolicy() {
+  let flags;
+  try {
+    flags = (await api("GET", "/api/v1/policy")).flags;
+  } catch (error) {
+    say(`Cannot read the switches: ${error.message}`);
+    return;
+  }
+  const list = $("flags");
+  list.replaceChildren();
+  for (const flag of flags) {
+    const box = el("input", { type: "checkbox", id: `flag-${flag.name}` });
+    box.checked = flag.enabled;
+    box.addEventListener("change", () => setFlag(flag.name, box));
+    const label = el("label", { for: `flag-${flag.name}` }, box, el("span", { class: "name", text: flag.name }));
+    label.append(el("span", { text: flag.description }));
+    list.append(el("li", {}, label));
+  }
+}
+
+async function setFlag(name, box) {
+  try {
+    await api("POST", "/api/v1/conversation/policy", { [name]: box.checked });
+    say(`${name} is now ${box.checked ? "on" : "off"}.`);
+  } catch (error) {
+    box.checked = !box.checked;
+    say(`${name} not changed: ${error.message}`);
+  }
+}
+
+const HA = "/api/v1/conversation/home-assistant";
+let entities = [];
+
+async function refreshHomeAssistant() {
+  let settings;
+  try {
+    settings = await api("GET", HA);
+  } catch (error) {
+    if (error.status !== 404) say(`Home Assistant settings: ${error.message}`);
+    return;
+  }
+  $("home-assistant").hidden = false;
+  if (!requireScope("home-assistant", "settings")) return;
+  $("ha-url").value = settings.base_url || "";
+  $("ha-token").value = "";
+  $("ha-token-state").textContent = settings.has_access_token
+    ? "A token is set. It is never shown; type a new one to replace it."
+    : "No token yet.";
+  $("home-assistant").dataset.allowlist = JSON.stringify(settings.allowlisted_entities);
+}
+
+async function saveHomeAssistant(event) {
+  event.preventDefault();
+  const change = { base_url: $("ha-url").value.trim() };
+  const token = $("ha-token").value.trim();
+  if (token) change.access_token = token;
+  try {
+    await api("POST", HA, change);
+    say("Home Assistant settings saved.");
+  } catch (error) {
+    say(`Home Assistant settings not saved: ${error.message}`);
+  }
+  await refreshHomeAssistant();
+}
+
+async function browseEntities() {
+  $("ha-connection").textContent = "Testing…";
+  try {
+    const found = await api("GET", `${HA}/entities`);
+    $("ha-connection").textContent = `${found.connection.ok ? "Connected" : "Not connected"}: ${found.connection.message}`;
+    entities = found.entities;
+  } catch (error) {
+    $("ha-connection").textContent = `Not connected: ${error.message}`;
+    entities = [];
+  }
+  showEntities();
+}
+
+function showEntities() {
+  const needle = $("ha-search").value.trim().toLowerCase();
+  const list = $("ha-entities");
+  const checked = new Set([...list.querySelectorAll("input:checked")].map((box) => box.value));
+  const shown = new Set([...list.querySelectorAll("input")].map((box) => box.value));
+  list.replaceChildren();
+  for (const entity of entities) {
+    const text = `${entity.entity_id} ${entity.name}`.toLowerCase();
+    if (needle && !text.includes(needle)) continue;
+    const box = el("input", { type: "checkbox", id: `entity-${entity.entity_id}`, value: entity.entity_id });
+    box.checked = shown.has(entity.entity_id) ? checked.has(entity.entity_id) : entity.allowlisted;
+    const label = el("label", { for: box.id }, box, el("span", { text: `${entity.name} (${entity.entity_id}): ${entity.state}` }));
+    list.append(el("li", {}, label));
+  }
+}
+
+async function saveAllowlist() {
+  const chosen = new Set(JSON.parse($("home-assistant").dataset.allowlist || "[]"));
+  for (const box of $("ha-entities").querySelectorAll("input")) {
+    if (box.checked) chosen.add(box.value);
+    else chosen.delete(box.value);
+  }
+  try {
+    await api("POST", HA, { allowlisted_entities: [...chosen].sort() });
+    say(`Allowlist saved: ${chosen.size} entities.`);
+  } catch (error) {
+    say(`Allowlist not saved: ${error.message}`);
+  }
+  await refreshHomeAssistant();
+}
+
+async function refreshCapabilities() {
+  try {
+    const [listed, plugins] = await Promise.all([api("GET", "/api/v1/capabilities"), api("GET", "/api/v1/plugins")]);
+    const rows = $("capability-rows");
+    rows.replaceChildren();
+    for (const capability of listed.capabilities) {
+      const row = el("tr");
+      row.append(el("td", { text: `${capability.name} — ${capability.description}` }));
+      row.append(el("td", { text: capability.plugin }));
+      row.append(el("td", { text: `${touches(capability.classification)}; ${capability.classification.confirmation}` }));
+      rows.append(row);
+    }
+    const errors = $("load-errors");
+    errors.replaceChildren();
+    for (const problem of plugins.load_errors) errors.append(el("li", { text: `${problem.plugin}: ${problem.message}` }));
+  } catch (error) {
+    say(`Cannot list capabilities: ${error.message}`);
+  }
+}
+
+async function refreshAudit() {
+  if (!has("settings")) return;
+  let records;
+  try {
+    records = (await api("GET", "/api/v1/audit?limit=30")).records;
+  } catch (error) {
+    say(`Cannot read the audit log: ${error.message}`);
+    return;
+  }
+  const rows = $("audit-rows");
+  rows.replaceChildren();
+  for (const record of records) {
+    const row = el("tr");
+    const outcome = record.code ? `${record.status} (${record.code})` : record.status;
+    for (const text of [record.time.replace("T", " ").slice(0, 19), record.capability, `${record.caller} via ${record.surface}`, outcome, record.duration_ms.toFixed(1)]) {
+      row.append(el("td", { text }));
+    }
+    rows.append(row);
+  }
+}
+
+// wiring
+document.addEventListener("DOMContentLoaded", () => {
+  $("confirmations-title").tabIndex = -1;
+  $("sign-in-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    signIn($("key").value.trim());
+  });
+  $("sign-out").addEventListener("click", signOut);
+  $("message-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = $("message").value.trim();
+    if (!text) return;
+    $("message").value = "";
+    state.history.push({ role: "user", content: text });
+    showMessage("user", text);
+    send({ messages: state.history });
+  });
+  $("ha-form").addEventListener("submit", saveHomeAssistant);
+  $("ha-test").addEventListener("click", browseEntities);
+  $("ha-search").addEventListener("input", showEntities);
+  $("ha-save-allowlist").addEventListener("click", saveAllowlist);
+  if (state.key) signIn(state.key);
+  else $("key").focus();
+});

@@ -1,0 +1,270 @@
+"""The household console in Debian's Chromium: every scenario of SPEC §15 a person goes through.
+
+A served host with the sample, websearch and Home Assistant plugins; a page server on loopback
+that counts how often it was fetched; the scripted model for the conversation pane. Each test
+also checks that the page broke no Content-Security-Policy rule and opened no dialog.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import pytest
+import steward_homeassistant
+import steward_websearch
+from ha_shaped import TOKEN, HomeAssistantShaped
+from playwright.sync_api import Page, expect
+from sample_plugin import SamplePlugin
+from starlette.applications import Starlette
+from starlette.responses import HTMLResponse
+from starlette.routing import Route
+
+import steward
+from steward.testing import Rule, ScriptedModel, ServedHost, serve_app, serve_host
+
+pytestmark = pytest.mark.requires("chromium")
+PHONE = {"width": 390, "height": 844}
+
+
+@dataclass
+class Site:
+    hits: list[str] = field(default_factory=list)
+
+    def app(self) -> Starlette:
+        async def page(request):
+            self.hits.append(request.url.path)
+            return HTMLResponse(
+                "<html><head><title>Kettles</title></head><body><p>Descale with vinegar.</p></body></html>"
+            )
+
+        return Starlette(routes=[Route("/{path:path}", page)])
+
+
+@dataclass
+class World:
+    served: ServedHost
+    site: Site
+    site_url: str
+    ha_url: str
+    admin: str
+    agent: str
+
+    def invoke(self, name: str, arguments: dict) -> httpx.Response:
+        return httpx.post(
+            f"{self.served.base_url}/api/v1/capabilities/{name}/invoke",
+            json={"arguments": arguments},
+            headers={"Authorization": f"Bearer {self.agent}"},
+        )
+
+    def runs(self, capability: str) -> list[str]:
+        return [
+            r["status"] for r in self.served.audit_records() if r["capability"] == capability and r["status"] == "ok"
+        ]
+
+
+def build_world(tmp_path: Path, **confirmation) -> Iterator[World]:
+    site, upstream = Site(), HomeAssistantShaped()
+    model = ScriptedModel(rules=[Rule(r"\bfetch (\S+)", calls=[("web.fetch", {"url": "{1}"})])])
+    with serve_app(site.app()) as site_url, serve_app(upstream.app()) as ha_url, serve_app(model.app()) as model_url:
+        port = int(site_url.rsplit(":", 1)[1])
+        config = {
+            "model": {"base_url": model_url + "/v1"},
+            "confirmation": confirmation,
+            "plugins": {"websearch": {"allowed_networks": ["127.0.0.0/8"], "allowed_ports": [port]}},
+        }
+        plugins = [
+            steward.Plugin("sample", SamplePlugin()),
+            steward.Plugin("websearch", steward_websearch),
+            steward.Plugin("homeassistant", steward_homeassistant),
+        ]
+        with serve_host(plugins, data_dir=tmp_path / "data", config=config) as served:
+            served.set_policy("web_search_enabled", True)
+            yield World(served, site, site_url, ha_url, served.key(["admin"]), served.key(["invoke"]))
+
+
+@pytest.fixture
+def world(tmp_path) -> Iterator[World]:
+    yield from build_world(tmp_path)
+
+
+def sign_in(page: Page, world: World, key: str | None = None) -> None:
+    page.goto(world.served.base_url + "/console")
+    page.get_by_label("Key").fill(key or world.admin)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.locator("#signed-in-as")).to_be_visible()
+
+
+def test_sign_in_and_the_main_screens_at_desktop_and_phone_widths(page, world, screenshots):
+    world.invoke("web.fetch", {"url": world.site_url + "/kettles"})
+    sign_in(page, world)
+    expect(page.locator("#cards .card")).to_have_count(1)
+    expect(page.locator("#flags li")).to_have_count(4)
+    expect(page.locator("#capability-rows tr")).not_to_have_count(0)
+    expect(page.locator("#home-assistant")).to_be_visible()
+    page.screenshot(path=screenshots / "console-desktop.png", full_page=True)
+    page.set_viewport_size(PHONE)
+    page.screenshot(path=screenshots / "console-phone.png", full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert (screenshots / "console-phone.png").stat().st_size > 10_000
+
+
+def test_a_wrong_key_and_a_key_without_a_scope_are_told_so(page, world):
+    page.goto(world.served.base_url + "/console")
+    page.get_by_label("Key").fill("stw_not-a-key")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_have_text("Wrong key: this Steward does not know it.")
+    sign_in(page, world, world.served.key(["conversation"]))
+    expect(page.locator("#confirmations .scope-missing")).to_have_text(
+        'This key lacks the scope "settings", which this part needs.'
+    )
+    expect(page.locator("#cards")).to_be_hidden()
+    expect(page.locator("#message-form")).to_be_visible()
+
+
+def test_a_fetch_asked_by_another_client_is_a_card_within_2_s_and_runs_once_when_approved(page, world):
+    sign_in(page, world)
+    url = world.site_url + "/kettles"
+    asked = world.invoke("web.fetch", {"url": url})
+    assert asked.status_code == 202
+    card = page.locator("#cards .card")
+    expect(card).to_have_count(1, timeout=2000)
+    expect(card.locator(".arguments")).to_contain_text(url)
+    expect(card.locator(".touches")).to_have_text("Leaves this device · reads only")
+    expect(card.locator(".countdown")).to_contain_text("Expires in")
+    card.get_by_role("button", name="Approve").click()
+    expect(page.locator("#status")).to_have_text("web.fetch: ok")
+    expect(card).to_have_count(0)
+    assert world.site.hits == ["/kettles"]
+    token = asked.json()["pending_confirmation"]["token"]
+    again = httpx.post(
+        f"{world.served.base_url}/api/v1/capabilities/web.fetch/invoke",
+        json={"confirmation": {"token": token, "approve": True}},
+        headers={"Authorization": f"Bearer {world.agent}"},
+    )
+    assert again.json()["code"] == "INVALID_CONFIRMATION"
+    assert world.site.hits == ["/kettles"]
+
+
+def test_a_denied_card_never_runs(page, world):
+    sign_in(page, world)
+    world.invoke("web.fetch", {"url": world.site_url + "/never"})
+    page.locator("#cards .card").get_by_role("button", name="Deny").click()
+    expect(page.locator("#status")).to_have_text("web.fetch: denied (CONFIRMATION_DENIED)")
+    assert world.site.hits == []
+
+
+def test_an_answer_on_one_device_removes_the_card_on_another_within_2_s(browser, world):
+    pages = [browser.new_page(), browser.new_page()]
+    for each in pages:
+        sign_in(each, world)
+    world.invoke("web.fetch", {"url": world.site_url + "/once"})
+    for each in pages:
+        expect(each.locator("#cards .card")).to_have_count(1, timeout=2000)
+    pages[0].locator("#cards .card").get_by_role("button", name="Approve").click()
+    expect(pages[1].locator("#cards .card")).to_have_count(0, timeout=2000)
+    assert world.site.hits == ["/once"]
+    for each in pages:
+        each.close()
+
+
+def test_a_card_expires_on_screen_and_nothing_runs(page, tmp_path):
+    for world in build_world(tmp_path, lifetime_seconds=3):
+        sign_in(page, world)
+        world.invoke("web.fetch", {"url": world.site_url + "/late"})
+        card = page.locator("#cards .card")
+        expect(card).to_have_count(1, timeout=2000)
+        expect(card).to_have_count(0, timeout=6000)
+        assert world.site.hits == []
+
+
+def test_a_conversation_pauses_and_resumes_in_the_pane(page, world):
+    sign_in(page, world)
+    page.get_by_label("Message").fill(f"please fetch {world.site_url}/kettles")
+    page.get_by_role("button", name="Send").click()
+    inline = page.locator("#messages .card")
+    expect(inline).to_have_count(1)
+    expect(inline.locator(".arguments")).to_contain_text(f"{world.site_url}/kettles")
+    expect(page.locator("#cards .card")).to_have_count(1, timeout=2000)
+    inline.get_by_role("button", name="Approve").click()
+    expect(page.locator("#messages li.assistant").last).to_contain_text("Descale with vinegar")
+    expect(page.locator("#cards .card")).to_have_count(0, timeout=2000)
+    assert world.site.hits == ["/kettles"]
+
+
+def test_a_switch_turned_off_refuses_the_pending_approval(page, world):
+    sign_in(page, world)
+    world.invoke("web.fetch", {"url": world.site_url + "/off"})
+    expect(page.locator("#cards .card")).to_have_count(1, timeout=2000)
+    page.get_by_label("web_search_enabled").uncheck()
+    expect(page.locator("#status")).to_have_text("web_search_enabled is now off.")
+    page.locator("#cards .card").get_by_role("button", name="Approve").click()
+    expect(page.locator("#status")).to_have_text("web.fetch: rejected (CAPABILITY_DISABLED)")
+    assert world.site.hits == []
+
+
+def test_home_assistant_settings_save_and_the_token_never_comes_back(page, world):
+    sign_in(page, world)
+    page.get_by_label("Home Assistant URL").fill(world.ha_url)
+    page.get_by_label("Access token").fill(TOKEN)
+    page.get_by_role("button", name="Save Home Assistant settings").click()
+    expect(page.locator("#status")).to_have_text("Home Assistant settings saved.")
+    expect(page.locator("#ha-token-state")).to_contain_text("A token is set")
+    page.get_by_role("button", name="Test connection").click()
+    expect(page.locator("#ha-connection")).to_contain_text("Connected")
+    page.get_by_label("Find entities").fill("temperature")
+    boxes = page.locator("#ha-entities input")
+    expect(boxes).not_to_have_count(0)
+    boxes.first.check()
+    chosen = boxes.first.get_attribute("value")
+    page.get_by_role("button", name="Save allowlist").click()
+    expect(page.locator("#status")).to_contain_text("Allowlist saved: 1 entities.")
+    assert chosen in world.served.client().get("/api/v1/conversation/home-assistant").json()["allowlisted_entities"]
+    assert TOKEN not in page.content()
+    assert page.get_by_label("Access token").input_value() == ""
+    client = world.served.client()
+    for path in (
+        "/api/v1/conversation/home-assistant",
+        "/api/v1/conversation/home-assistant/entities",
+        "/api/v1/capabilities",
+        "/api/v1/plugins",
+        "/api/v1/policy",
+        "/api/v1/confirmations",
+        "/api/v1/audit?limit=500",
+        "/openapi.json",
+    ):
+        assert TOKEN not in client.get(path).text, path
+
+
+def test_an_argument_that_looks_like_html_is_shown_as_text_and_runs_no_script(page, world):
+    world.served.set_policy("sample_enabled", True)
+    attack = "<img src=x onerror=alert(1)>"
+    sign_in(page, world)
+    world.invoke("sample.send", {"text": attack})
+    card = page.locator("#cards .card")
+    expect(card).to_have_count(1, timeout=2000)
+    assert json.loads(card.locator(".arguments").inner_text())["text"] == attack
+    assert page.locator("#cards img").count() == 0
+    page.wait_for_timeout(500)  # time for an injected handler to have fired, had there been one
+    assert page.evaluate("window.__violations") == []
+    assert page.dialogs == []
+
+
+def test_a_card_can_be_approved_with_the_keyboard_alone(page, world):
+    sign_in(page, world)
+    world.invoke("web.fetch", {"url": world.site_url + "/keys"})
+    expect(page.locator("#cards .card")).to_have_count(1, timeout=2000)
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        if (page.evaluate("document.activeElement.getAttribute('aria-label') || ''")).startswith("Approve web.fetch"):
+            break
+    else:
+        pytest.fail("Tab never reached the Approve button")
+    focus_ring = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert focus_ring != "none"
+    page.keyboard.press("Enter")
+    expect(page.locator("#status")).to_have_text("web.fetch: ok")
+    assert world.site.hits == ["/keys"]

@@ -1,0 +1,183 @@
+"""The HTTP API a household console stands on: pending confirmations listed and answered by id, the
+caller's key, the switches with their descriptions, recent audit records, and the page's headers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from sample_plugin import SamplePlugin
+
+import steward
+from steward.testing import Rule, ScriptedModel, ServedHost, serve_app, serve_host
+
+CONSOLE = Path(steward.__file__).parent / "console"
+
+
+@pytest.fixture
+def model_url() -> Iterator[str]:
+    model = ScriptedModel(rules=[Rule(r"room (\w+)", calls=[("sample.room", {"text": "{1}"})])])
+    with serve_app(model.app()) as url:
+        yield url + "/v1"
+
+
+@pytest.fixture
+def served(sample: SamplePlugin, model_url: str, tmp_path) -> Iterator[ServedHost]:
+    with serve_host(
+        [steward.Plugin("sample", sample)], data_dir=tmp_path / "data", config={"model": {"base_url": model_url}}
+    ) as server:
+        yield server
+
+
+def invoke(served: ServedHost, key: str, text: str) -> httpx.Response:
+    return httpx.post(
+        f"{served.base_url}/api/v1/capabilities/sample.room/invoke",
+        json={"arguments": {"text": text}},
+        headers={"Authorization": f"Bearer {key}"},
+    )
+
+
+def test_pending_confirmations_of_every_surface_are_listed_with_what_they_would_run(served):
+    agent = served.key(["invoke", "conversation"], name="agent")
+    console = served.client(["settings"])
+    invoke(served, agent, "hall")
+    turn = httpx.post(
+        f"{served.base_url}/api/v1/conversation/message",
+        json={"messages": [{"role": "user", "content": "room kitchen"}]},
+        headers={"Authorization": f"Bearer {agent}"},
+        timeout=30,
+    )
+    assert turn.json()["pending_confirmation"]["capability"] == "sample.room"
+    listed = console.get("/api/v1/confirmations").json()["confirmations"]
+    assert sorted((item["surface"], item["arguments"]["text"]) for item in listed) == [
+        ("conversation", "kitchen"),
+        ("invoke", "hall"),
+    ]
+    first = listed[0]
+    assert set(first) == {
+        "id", "reference", "capability", "version", "description", "classification",
+        "arguments", "surface", "caller", "expires_in_seconds",
+    }  # fmt: skip
+    assert first["caller"] == "agent"
+    assert first["classification"] == {"side_effect": "read_only", "network": "external", "confirmation": "required"}
+    assert re.fullmatch(r"[0-9a-f]{64}", first["id"])
+    assert first["reference"] == "c-" + first["id"][:16]
+    assert 0 < first["expires_in_seconds"] <= 120
+    assert "token" not in str(listed)
+    assert served.client(["invoke"]).get("/api/v1/confirmations").status_code == 403
+
+
+def test_a_settings_key_answers_by_id_and_it_runs_once_on_the_surface_it_was_asked_on(served, sample):
+    agent = served.key(["invoke"])
+    asked = invoke(served, agent, "hall").json()["pending_confirmation"]
+    console = served.client(["settings"])
+    (pending,) = console.get("/api/v1/confirmations").json()["confirmations"]
+    answered = console.post(f"/api/v1/confirmations/{pending['id']}", json={"approve": True})
+    assert answered.status_code == 200
+    assert answered.json()["outcome"]["result"] == {"text": "hall"}
+    assert sample.runs == {"room": 1}
+    assert console.get("/api/v1/confirmations").json()["confirmations"] == []
+    again = console.post(f"/api/v1/confirmations/{pending['id']}", json={"approve": True})
+    assert again.json()["outcome"]["code"] == "INVALID_CONFIRMATION"
+    late = httpx.post(
+        f"{served.base_url}/api/v1/capabilities/sample.room/invoke",
+        json={"confirmation": {"token": asked["token"], "approve": True}},
+        headers={"Authorization": f"Bearer {agent}"},
+    )
+    assert late.json()["code"] == "INVALID_CONFIRMATION"
+    assert sample.runs == {"room": 1}
+    ran = [record for record in served.audit_records() if record["status"] == "ok"]
+    assert [(record["surface"], record["caller"]) for record in ran] == [("invoke", "test-2")]
+
+
+def test_only_a_settings_key_may_answer_by_id_and_a_wrong_id_spends_nothing(served, sample):
+    invoke(served, served.key(["invoke"]), "hall")
+    (pending,) = served.client(["settings"]).get("/api/v1/confirmations").json()["confirmations"]
+    refused = served.client(["invoke", "conversation"]).post(
+        f"/api/v1/confirmations/{pending['id']}", json={"approve": True}
+    )
+    assert refused.status_code == 403
+    unknown = served.client(["settings"]).post("/api/v1/confirmations/" + "0" * 64, json={"approve": True})
+    assert unknown.status_code == 400
+    assert unknown.json()["outcome"]["code"] == "INVALID_CONFIRMATION"
+    assert served.client(["settings"]).post(f"/api/v1/confirmations/{pending['id']}", json={}).status_code == 400
+    assert sample.runs == {}
+    assert len(served.client(["settings"]).get("/api/v1/confirmations").json()["confirmations"]) == 1
+
+
+def test_a_paused_turn_answered_from_another_device_resumes(served, sample):
+    agent = served.key(["conversation"])
+    httpx.post(
+        f"{served.base_url}/api/v1/conversation/message",
+        json={"messages": [{"role": "user", "content": "room hall"}]},
+        headers={"Authorization": f"Bearer {agent}"},
+        timeout=30,
+    )
+    console = served.client(["settings"])
+    (pending,) = console.get("/api/v1/confirmations").json()["confirmations"]
+    answered = console.post(f"/api/v1/confirmations/{pending['id']}", json={"approve": True}).json()
+    reply = answered["conversation"]
+    assert reply["pending_confirmation"] is None
+    assert [item["status"] for item in reply["invocations"]] == ["ok"]
+    assert "hall" in reply["text"]
+    assert sample.runs == {"room": 1}
+
+
+def test_the_caller_its_switches_and_the_audit_tail(served):
+    key = served.key(["settings"], name="kitchen-tablet")
+    client = httpx.Client(base_url=served.base_url, headers={"Authorization": f"Bearer {key}"})
+    assert client.get("/api/v1/whoami").json() == {"name": "kitchen-tablet", "scopes": ["settings"], "preapproved": []}
+    flags = client.get("/api/v1/policy").json()["flags"]
+    assert flags == [
+        {"name": "other_enabled", "description": "Unrelated flag, in its own file.", "enabled": False},
+        {"name": "sample_enabled", "description": "Lets sample.send leave the device.", "enabled": False},
+    ]
+    for text in ("said-once", "said-twice", "said-thrice"):
+        served.client(["invoke"]).post("/api/v1/capabilities/sample.echo/invoke", json={"arguments": {"text": text}})
+    records = client.get("/api/v1/audit?limit=2").json()["records"]
+    assert [record["capability"] for record in records] == ["sample.echo", "sample.echo"]
+    assert records[0]["time"] >= records[1]["time"]
+    assert not any(text in str(records) for text in ("said-once", "said-twice", "said-thrice"))
+    assert client.get("/api/v1/audit?limit=0").status_code == 400
+    assert client.get("/api/v1/audit?limit=x").status_code == 400
+    assert served.client(["invoke"]).get("/api/v1/audit").status_code == 403
+
+
+def test_the_console_page_is_served_with_a_strict_policy_and_holds_no_inline_script(served):
+    page = httpx.get(served.base_url + "/console")
+    assert page.status_code == 200
+    policy = page.headers["content-security-policy"]
+    assert "script-src 'self'" in policy
+    assert "default-src 'none'" in policy
+    assert "unsafe" not in policy
+    assert page.headers["x-content-type-options"] == "nosniff"
+    assert httpx.get(served.base_url + "/console/console.js").headers["content-type"].startswith("text/javascript")
+    assert httpx.get(served.base_url + "/console/../keys.toml").status_code == 404
+    assert httpx.get(served.base_url + "/console/index.html").status_code == 404
+    html = (CONSOLE / "index.html").read_text()
+    assert re.findall(r"<script(?![^>]*\bsrc=)", html) == []
+    assert re.findall(r"\son[a-z]+=|\sstyle=|javascript:", html) == []
+    script = (CONSOLE / "console.js").read_text()
+    assert "innerHTML" not in script
+    assert "eval(" not in script
+    assert "insertAdjacentHTML" not in script
+
+
+def test_on_redis_a_confirmation_asked_on_one_host_is_listed_and_answered_on_another(sample, redis_url, tmp_path):
+    config = {"state": {"backend": "redis", "url": redis_url}}
+    plugins = [steward.Plugin("sample", sample)]
+    with (
+        serve_host(plugins, data_dir=tmp_path / "a", config=config) as first,
+        serve_host(plugins, data_dir=tmp_path / "b", config=config) as second,
+    ):
+        invoke(first, first.key(["invoke"]), "hall")
+        console = second.client(["settings"])
+        (pending,) = console.get("/api/v1/confirmations").json()["confirmations"]
+        assert pending["arguments"] == {"text": "hall", "shout": False}
+        answered = console.post(f"/api/v1/confirmations/{pending['id']}", json={"approve": True})
+        assert answered.json()["outcome"]["status"] == "ok"
+        assert first.client(["settings"]).get("/api/v1/confirmations").json()["confirmations"] == []
+    assert sample.runs == {"room": 1}
