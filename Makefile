@@ -77,6 +77,8 @@ bench: install
 	$(BIN)/python bench/fetch_service.py
 	$(BIN)/python bench/trust.py
 	$(BIN)/python bench/mcp_round_trip.py
+	$(MAKE) browser
+	$(BIN)/python bench/console_cards.py
 	command -v wrk >/dev/null || test "$$(id -u)" != 0 || apt-get install -y -qq wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk >/dev/null) || true
 	$(BIN)/python bench/scale_out.py
 

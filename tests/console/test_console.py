@@ -8,6 +8,11 @@ also checks that the page broke no Content-Security-Policy rule and opened no di
 from __future__ import annotations
 
 import json
+import os
+import re
+import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -268,3 +273,55 @@ def test_a_card_can_be_approved_with_the_keyboard_alone(page, world):
     page.keyboard.press("Enter")
     expect(page.locator("#status")).to_have_text("web.fetch: ok")
     assert world.site.hits == ["/keys"]
+
+
+def test_a_newcomer_starts_steward_opens_the_printed_url_signs_in_and_approves_a_fetch(page, tmp_path):
+    """What the README promises for `make run`: the real command, its printed URL and its first key."""
+    site = Site()
+    with serve_app(site.app()) as site_url:
+        port = int(site_url.rsplit(":", 1)[1])
+        config = tmp_path / "steward.toml"
+        config.write_text(f'[plugins.websearch]\nallowed_networks = ["127.0.0.0/8"]\nallowed_ports = [{port}]\n')
+        data = tmp_path / "data"
+        kept = {name: value for name, value in os.environ.items() if not name.startswith("STEWARD_")}
+        env = {**kept, "STEWARD_DATA_DIR": str(data), "STEWARD_CONFIG": str(config)}
+        steward_command = Path(sys.executable).parent / "steward"
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            server_port = probe.getsockname()[1]
+        server = subprocess.Popen(
+            [steward_command, "serve", "--port", str(server_port)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        try:
+            output = ""
+            while "Uvicorn running" not in output:
+                line = server.stdout.readline()
+                assert line, f"steward serve exited:\n{output}"
+                output += line
+            (console_url,) = re.findall(r"The household console: (\S+)", output)
+            key = (data / "first-admin-key").read_text().strip()
+            assert (
+                subprocess.run(
+                    [steward_command, "policy", "set", "web_search_enabled", "true"], env=env, capture_output=True
+                ).returncode
+                == 0
+            )
+            page.goto(console_url)
+            page.get_by_label("Key").fill(key)
+            page.get_by_role("button", name="Sign in").click()
+            asked = httpx.post(
+                console_url.replace("/console", "/api/v1/capabilities/web.fetch/invoke"),
+                json={"arguments": {"url": site_url + "/first"}},
+                headers={"Authorization": f"Bearer {key}"},
+            )
+            assert asked.status_code == 202
+            page.locator("#cards .card").get_by_role("button", name="Approve").click()
+            expect(page.locator("#status")).to_have_text("web.fetch: ok")
+        finally:
+            server.terminate()
+            server.communicate(timeout=30)
+    assert site.hits == ["/first"]

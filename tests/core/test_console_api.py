@@ -3,6 +3,7 @@ caller's key, the switches with their descriptions, recent audit records, and th
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -180,4 +181,20 @@ def test_on_redis_a_confirmation_asked_on_one_host_is_listed_and_answered_on_ano
         answered = console.post(f"/api/v1/confirmations/{pending['id']}", json={"approve": True})
         assert answered.json()["outcome"]["status"] == "ok"
         assert first.client(["settings"]).get("/api/v1/confirmations").json()["confirmations"] == []
+    assert sample.runs == {"room": 1}
+
+
+def test_of_twenty_concurrent_answers_by_id_exactly_one_runs(served, sample):
+    invoke(served, served.key(["invoke"]), "hall")
+    key = served.key(["settings"])
+    (pending,) = served.client(["settings"]).get("/api/v1/confirmations").json()["confirmations"]
+
+    async def answer_all() -> list[dict]:
+        async with httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=30) as client:
+            path = f"{served.base_url}/api/v1/confirmations/{pending['id']}"
+            answers = await asyncio.gather(*(client.post(path, json={"approve": True}) for _ in range(20)))
+        return [answer.json()["outcome"] for answer in answers]
+
+    outcomes = asyncio.run(answer_all())
+    assert sorted(outcome["status"] for outcome in outcomes).count("ok") == 1
     assert sample.runs == {"room": 1}

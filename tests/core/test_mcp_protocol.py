@@ -283,3 +283,15 @@ def test_tool_calls_over_the_concurrency_limit_are_busy(sample, tmp_path):
     assert [answer.status_code for answer in answers] == [200, 429]
     assert answers[0].json()["result"]["_meta"]["dev.steward/outcome"]["code"] == "TIMEOUT"
     assert answers[1].json()["error"]["data"] == {"code": "BUSY"}
+
+
+def test_a_confirmation_an_mcp_client_could_not_ask_for_is_answered_in_the_console(served, sample):
+    result = post(served, stateless_call("sample.room", {"text": "hall"}, meta=META), served.key(["invoke"])).json()
+    reference = result["result"]["_meta"]["dev.steward/outcome"]["confirmation"]
+    console = served.client(["settings"])
+    (pending,) = console.get("/api/v1/confirmations").json()["confirmations"]
+    assert (pending["reference"], pending["surface"]) == (reference, "mcp")
+    answered = console.post(f"/api/v1/confirmations/{pending['id']}", json={"approve": True}).json()
+    assert answered["outcome"]["result"] == {"text": "hall"}
+    assert sample.runs == {"room": 1}
+    assert [record["surface"] for record in served.audit_records() if record["status"] == "ok"] == ["mcp"]
