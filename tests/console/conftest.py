@@ -42,8 +42,9 @@ def chromium_path() -> str:
     return found
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """One browser for the module, stopped with it: Playwright's sync API holds an event loop while it runs."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -355,7 +355,8 @@ async def answer_confirmation(request: Request) -> Response:
     """A person's answer to a pending confirmation by its id, from any device.
 
     A paused conversation turn resumes and the answer is ``{"conversation": <turn reply>}``;
-    anything else answers ``{"outcome": <outcome>}``, as the invoke endpoint would have.
+    anything else answers ``{"outcome": <outcome>}``, as the invoke endpoint would have, with
+    the standard ``error`` object beside it when it was refused or failed.
     """
     host = host_of(request)
     body = await read_json(request, ConfirmationDecision)
@@ -373,7 +374,10 @@ async def answer_confirmation(request: Request) -> Response:
         return json_response({"conversation": reply})
     outcome = await host.executor.answer_id(confirmation_id, body.approve, caller=principal, surface=None)
     status, _ = outcome_body(outcome)
-    return json_response({"outcome": outcome}, status)
+    answer: dict[str, Any] = {"outcome": outcome}
+    if outcome.status in (Status.REJECTED, Status.FAILED):
+        answer["error"] = _ErrorBody(outcome.code or Code.INTERNAL_ERROR, outcome.message or "", outcome.details)
+    return json_response(answer, status)
 
 
 @require_scope("settings", "conversation")
