@@ -8,11 +8,8 @@ also checks that the page broke no Content-Security-Policy rule and opened no di
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +24,7 @@ from sample_plugin import SamplePlugin
 from starlette.applications import Starlette
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
+from steward_processes import STEWARD, free_port, operator_environment, start_serve
 
 import steward
 from steward.testing import Rule, ScriptedModel, ServedHost, serve_app, serve_host
@@ -283,30 +281,14 @@ def test_a_newcomer_starts_steward_opens_the_printed_url_signs_in_and_approves_a
         config = tmp_path / "steward.toml"
         config.write_text(f'[plugins.websearch]\nallowed_networks = ["127.0.0.0/8"]\nallowed_ports = [{port}]\n')
         data = tmp_path / "data"
-        kept = {name: value for name, value in os.environ.items() if not name.startswith("STEWARD_")}
-        env = {**kept, "STEWARD_DATA_DIR": str(data), "STEWARD_CONFIG": str(config)}
-        steward_command = Path(sys.executable).parent / "steward"
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            server_port = probe.getsockname()[1]
-        server = subprocess.Popen(
-            [steward_command, "serve", "--port", str(server_port)],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+        env = operator_environment(STEWARD_DATA_DIR=str(data), STEWARD_CONFIG=str(config))
+        server, output = start_serve(free_port(), env)
         try:
-            output = ""
-            while "Uvicorn running" not in output:
-                line = server.stdout.readline()
-                assert line, f"steward serve exited:\n{output}"
-                output += line
             (console_url,) = re.findall(r"The household console: (\S+)", output)
             key = (data / "first-admin-key").read_text().strip()
             assert (
                 subprocess.run(
-                    [steward_command, "policy", "set", "web_search_enabled", "true"], env=env, capture_output=True
+                    [STEWARD, "policy", "set", "web_search_enabled", "true"], env=env, capture_output=True
                 ).returncode
                 == 0
             )

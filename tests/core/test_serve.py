@@ -4,44 +4,24 @@ import http.client
 import os
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from steward_processes import STEWARD, free_port, operator_environment, start_serve
 
 from steward.auth import KeyStore
 from steward.cli import cli
 from steward.files import write_atomic
 
-STEWARD = Path(sys.executable).parent / "steward"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
 
 def environment(data_dir: Path) -> dict[str, str]:
-    kept = {key: value for key, value in os.environ.items() if not key.startswith("STEWARD_")}
-    return {**kept, "STEWARD_DATA_DIR": str(data_dir), "STEWARD_PLUGINS": "system"}
+    return operator_environment(STEWARD_DATA_DIR=str(data_dir), STEWARD_PLUGINS="system")
 
 
 def start_server(data_dir: Path) -> subprocess.Popen:
-    server = subprocess.Popen(
-        [STEWARD, "serve", "--port", str(free_port())],
-        env=environment(data_dir),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    output = ""
-    while "Uvicorn running" not in output:
-        line = server.stdout.readline()
-        assert line, f"server exited:\n{output}"
-        output += line
+    server, output = start_serve(free_port(), environment(data_dir))
     server.startup_output = output
     return server
 
@@ -131,15 +111,8 @@ def test_files_written_by_root_belong_to_the_owner_of_the_data_directory(tmp_pat
 def test_a_connection_that_never_finishes_its_headers_is_closed(tmp_path):
     port = free_port()
     env = {**environment(tmp_path / "data"), "STEWARD_SERVER__HEADER_TIMEOUT_SECONDS": "1"}
-    server = subprocess.Popen(
-        [STEWARD, "serve", "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+    server, _ = start_serve(port, env)
     try:
-        output = ""
-        while "Uvicorn running" not in output:
-            line = server.stdout.readline()
-            assert line, output
-            output += line
         stalled = [socket.create_connection(("127.0.0.1", port)) for _ in range(20)]
         for connection in stalled:
             connection.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")

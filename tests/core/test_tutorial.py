@@ -6,7 +6,6 @@ real ``steward serve`` and waits for a person's yes."""
 import os
 import pty
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from steward_processes import free_port, start_serve
 
 ROOT = Path(__file__).parents[2]
 BIN = Path(sys.executable).parent
@@ -99,28 +99,11 @@ def environment(site: Path, data_dir: Path) -> dict[str, str]:
     }
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def test_installed_it_is_found_and_a_chore_waits_for_a_yes(site, tmp_path):
     env = environment(site, tmp_path)
     port = free_port()
-    server = subprocess.Popen(
-        [BIN / "steward", "serve", "--port", str(port)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    server, output = start_serve(port, env)
     try:
-        output = ""
-        while "Uvicorn running" not in output:
-            line = server.stdout.readline()
-            assert line, f"server exited:\n{output}"
-            output += line
         key_file = tmp_path / "first-admin-key"
         assert str(key_file) in output, "without a terminal, the log says where the first key is"
         assert not re.search(r"stw_[A-Za-z0-9_-]{43}", output), "and the key itself never reaches the log"
