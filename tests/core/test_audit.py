@@ -87,6 +87,18 @@ async def test_free_text_in_place_of_a_name_is_not_logged(host):
     assert SECRET_TEXT not in log_text(host)
 
 
+def test_recent_reads_the_newest_records_from_the_tail_of_a_large_log(tmp_path):
+    log = AuditLog(tmp_path / "audit.jsonl", max_bytes=0)
+    for number in range(400):
+        log.record(
+            Outcome(capability=f"a.n{number}", version=1, stage="result", status="ok"), caller="c", surface="invoke"
+        )
+    assert (tmp_path / "audit.jsonl").stat().st_size > 5 * 1024, "the tail starts inside the file, mid-line"
+    assert [record["capability"] for record in log.recent(5)] == [f"a.n{number}" for number in range(399, 394, -1)]
+    assert len(log.recent(400)) == 400
+    log.close()
+
+
 def test_rotation_by_size_keeps_backups(tmp_path):
     log = AuditLog(tmp_path / "audit.jsonl", max_bytes=1000, backups=2)
     outcome = Outcome(capability="a.b", version=1, stage="result", status="ok")

@@ -154,14 +154,15 @@ class AuditLog:
         self.flush()
         try:
             with self.path.open("rb") as file:
-                size = file.seek(0, os.SEEK_END)
-                file.seek(max(0, size - limit * 1024))
-                tail = file.read()
+                start = max(0, file.seek(0, os.SEEK_END) - limit * 1024)
+                file.seek(start)
+                lines = file.read().splitlines()
         except FileNotFoundError:
             return []
-        lines = tail.splitlines()[-limit:] if size <= limit * 1024 else tail.splitlines()[1:][-limit:]
+        if start > 0:
+            lines = lines[1:]  # the tail began inside a line
         records = []
-        for line in reversed(lines):
+        for line in reversed(lines[-limit:]):
             try:
                 records.append(msgspec.json.decode(line))
             except msgspec.DecodeError:
