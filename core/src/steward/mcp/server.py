@@ -41,6 +41,7 @@ from steward.mcp.tools import (
     tool_result,
 )
 from steward.outcome import Outcome, PendingConfirmation, Stage, Status
+from steward.registry import Registered
 from steward.state import StateUnavailable
 from steward.version import __version__
 
@@ -91,6 +92,7 @@ class McpServer:
         self.host = host
         self.store = host.core_state("mcp")
         self.keep_seconds = host.confirmations.lifetime_seconds
+        self._definitions: dict[tuple[str, frozenset[str], str | None], dict[str, Any]] = {}
 
     def capabilities(self) -> dict[str, Any]:
         return {"tools": {"listChanged": True}}
@@ -134,11 +136,19 @@ class McpServer:
         tools = []
         for entry in self.host.registry.offered_on(Surface.MCP):
             flag = entry.capability.policy_key
-            tools.append(tool_definition(entry, disabled_by=flag if flag and flags.get(flag) is False else None))
+            tools.append(self._definition(entry, disabled_by=flag if flag and flags.get(flag) is False else None))
         result: dict[str, Any] = {"tools": tools}
         if client.stateless:
             result |= {"ttlMs": 5_000, "cacheScope": "private"}
         return result
+
+    def _definition(self, entry: Registered, disabled_by: str | None) -> dict[str, Any]:
+        """``tools/list``'s item, built once per capability and switch state (the registry is fixed)."""
+        key = (entry.capability.name, frozenset(entry.capability.surfaces), disabled_by)
+        definition = self._definitions.get(key)
+        if definition is None:
+            definition = self._definitions[key] = tool_definition(entry, disabled_by)
+        return definition
 
     async def call_tool(self, params: Mapping[str, Any], client: Client) -> dict[str, Any]:
         name = params.get("name")
