@@ -295,3 +295,14 @@ def test_a_confirmation_an_mcp_client_could_not_ask_for_is_answered_in_the_conso
     assert answered["outcome"]["result"] == {"text": "hall"}
     assert sample.runs == {"room": 1}
     assert [record["surface"] for record in served.audit_records() if record["status"] == "ok"] == ["mcp"]
+
+
+def test_only_an_object_declares_elicitation():
+    from steward.mcp.protocol import elicitation_modes
+
+    assert elicitation_modes({"elicitation": {}}) == {"form"}
+    assert elicitation_modes({"elicitation": {"form": {}, "url": {}}}) == {"form", "url"}
+    assert elicitation_modes({"elicitation": {"url": {}}}) == {"url"}
+    assert elicitation_modes({"sampling": {}}) == frozenset()
+    assert elicitation_modes(["elicitation"]) == frozenset()
+    assert elicitation_modes(None) == frozenset()

@@ -126,10 +126,8 @@ class McpEndpoint:
             return await _send_empty(send, 202)
         request_id, method, params = message["id"], message["method"], message.get("params", {})
         try:
-            if not isinstance(method, str) or not isinstance(params, Mapping):
-                raise RpcError(
-                    INVALID_REQUEST, "Invalid Request: method must be a string, params an object", http_status=400
-                )
+            if not isinstance(method, str):
+                raise RpcError(INVALID_REQUEST, "Invalid Request: method must be a string", http_status=400)
             if method == "initialize":
                 return await self._initialize(send, request_id, params, principal)
             client, session = await self._client(method, message, headers, principal, scope)
@@ -170,8 +168,7 @@ class McpEndpoint:
 
     async def _initialize(self, send: Send, request_id: Any, params: Mapping[str, Any], principal: Principal) -> None:
         version = negotiate_handshake(params.get("protocolVersion"))
-        capabilities = params.get("capabilities")
-        modes = sorted(elicitation_modes(capabilities if isinstance(capabilities, Mapping) else None))
+        modes = sorted(elicitation_modes(params.get("capabilities")))
         session_id = secrets.token_urlsafe(24)
         record = _Session(principal.name, version, modes)
         try:
@@ -192,8 +189,7 @@ class McpEndpoint:
             if version not in STATELESS_VERSIONS:
                 raise unsupported_version(version)
             _check_mirrored_headers(headers, version, method, message)
-            capabilities = meta.get(META_CAPABILITIES)
-            modes = elicitation_modes(capabilities if isinstance(capabilities, Mapping) else None)
+            modes = elicitation_modes(meta.get(META_CAPABILITIES))
             return Client(principal, version, modes, stateless=True, console=console), None
         session_id = headers.get("mcp-session-id")
         if not session_id:

@@ -70,9 +70,14 @@ def names_elicitation_mode(version: str) -> bool:
     return version == "2025-11-25" or version in STATELESS_VERSIONS
 
 
-def elicitation_modes(capabilities: Mapping[str, Any] | None) -> frozenset[str]:
-    """Which elicitation modes a client declared: an empty ``elicitation`` object means form only."""
-    declared = (capabilities or {}).get("elicitation")
+def elicitation_modes(capabilities: Any) -> frozenset[str]:
+    """Which elicitation modes a client declared: an empty ``elicitation`` object means form only.
+
+    ``capabilities`` is whatever the client sent; anything but an object declares nothing.
+    """
+    if not isinstance(capabilities, Mapping):
+        return frozenset()
+    declared = capabilities.get("elicitation")
     if not isinstance(declared, Mapping):
         return frozenset()
     modes = frozenset(mode for mode in ("form", "url") if isinstance(declared.get(mode), Mapping))
