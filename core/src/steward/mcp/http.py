@@ -103,8 +103,10 @@ class McpEndpoint:
     async def _caller(self, scope: Scope, receive: Receive) -> Principal:
         try:
             principal = await self.host.authenticate(Request(scope, receive))
-        except (KeysUnavailable, StateUnavailable) as error:
+        except KeysUnavailable as error:
             raise _refused("KEYS_UNAVAILABLE", f"no key can be checked right now: {error}", 503) from None
+        except StateUnavailable as error:
+            raise _refused("STATE_UNAVAILABLE", str(error), 503) from None
         if principal is None:
             raise _refused("UNAUTHORIZED", "a valid key is required: Authorization: Bearer <key>", 401)
         if not principal.has_scope("invoke"):
