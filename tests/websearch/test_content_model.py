@@ -112,3 +112,49 @@ def test_links_for_moving_around_the_page_are_dropped():
     assert "Skip to content" not in text
     assert "Back to top" not in text
     assert "See the notes." in text, "an in-page link that is prose stays"
+
+
+DOC_PROSE = (
+    "<p>Install the client, then open a session with your key; the session keeps one connection, retries"
+    " once on a dropped line, and closes itself when the block ends, so nothing is left open.</p>"
+)
+
+
+def test_code_is_never_taken_for_layout():
+    lines = "".join(
+        f"<div class='line'>{line}</div>" for line in ["{", '"card": {', "}", '"card": {', "}", '"card": {']
+    )
+    text = markdown(
+        f"<main><article><h2>Install</h2>{DOC_PROSE}<div class='highlight'><pre>pip install k</pre></div>"
+        f"{DOC_PROSE}<pre><code>{lines}</code></pre></article></main>"
+    )
+    assert "pip install k" in text, "a short command in a wrapper is not a too-short block"
+    assert text.count('"card": {') == 3, "a repeated line of code is not a template label"
+
+
+def test_a_heading_that_links_to_itself_is_kept_and_one_linking_away_is_not():
+    text = markdown(
+        f"<main><article><h2 id='setup'><a href='#setup'>Setting up</a></h2>{DOC_PROSE}"
+        f"{DOC_PROSE}<h3><a href='/elsewhere'>Read another story</a></h3></article></main>"
+    )
+    assert "## Setting up" in text
+    assert "Read another story" not in text
+
+
+def test_a_section_named_like_furniture_is_kept_on_a_page_that_is_not_an_article():
+    product = (
+        "<main><div class='product'><h1>Quiet Kettle 2</h1><div class='price'>€49.00, free delivery</div>"
+        "<ul class='product-details'>" + "".join(f"<li>Detail {n}: steel, glass</li>" for n in range(6)) + "</ul>"
+        "<div class='product-meta'><span>Capacity: 1.7 litres</span> <span>Power: 2200 W</span></div>"
+        "<div class='product-text'>The Quiet Kettle boils a litre in three minutes, at half the noise of an ordinary"
+        " kettle, and keeps the water hot for an hour.</div></div></main>"
+    )
+    assert "Capacity: 1.7 litres" in markdown(product), "on a product page 'meta' names a section"
+    article = (
+        "<main><article><h1>How kettles sing</h1>"
+        + DOC_PROSE * 3
+        + "<div class='post-meta'>Filed under: kitchens</div>"
+        + DOC_PROSE
+        + "</article></main>"
+    )
+    assert "Filed under" not in markdown(article), "in an article it is the byline and the tags"

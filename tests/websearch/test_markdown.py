@@ -64,3 +64,15 @@ def test_no_empty_emphasis_or_links(parser):
 def test_relative_links_become_absolute(parser):
     html = '<p><a href="../tea">Tea</a> and <a href="#top">top</a> and <a href="javascript:x()">js</a></p>'
     assert render(html, parser=parser) == "[Tea](https://docs.example/tea) and top and js"
+
+
+def test_a_code_block_keeps_a_line_per_block_and_per_br(parser):
+    lines = "".join(f"<div class='line'><span>{line}</span></div>" for line in ["{", '  "id": 7,', "}"])
+    html = f"<pre><code>{lines}</code></pre><pre>ls<br>cd /tmp</pre>"
+    assert render(html, parser=parser) == '```\n{\n  "id": 7,\n}\n```\n\n```\nls\ncd /tmp\n```'
+    assert render(html, markdown=False, parser=parser) == '{\n  "id": 7,\n}\n\nls\ncd /tmp'
+
+
+def test_a_list_item_of_several_blocks_keeps_them_apart(parser):
+    html = "<ul><li><h4>id</h4><p>Unique identifier.</p></li><li><div>Kettle</div><div>€49</div></li></ul>"
+    assert render(html, parser=parser) == "- #### id\n\n  Unique identifier.\n- Kettle\n\n  €49"

@@ -220,7 +220,7 @@ def _html(
     if content is None:
         content = main_content.landmark(body_element) if main_content_only else body_element
     else:
-        main_content.clean(content)
+        main_content.clean(content, article=article)
     if main_content_only:
         main_content.drop_repeated_labels(content)
     _drop_title_heading(content, metadata.get("title", ""))

@@ -13,10 +13,10 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from xml.etree.ElementTree import Element
 
-from steward_websearch.extraction.vocabulary import BLOCKS, DROPPED, HEADINGS, INLINE
+from steward_websearch.extraction.vocabulary import BLOCKS, CODE, DROPPED, HEADINGS, INLINE
 
 HIDDEN_ROLES = frozenset(
     ["navigation", "banner", "contentinfo", "complementary", "dialog", "alertdialog", "search", "menu", "menubar"]
@@ -426,11 +426,18 @@ def _worthy_paragraph(element: Element, measures: Measures) -> bool:
     return 0 < chars <= 80 and density == 0 and bool(re.search(r"\.( |$)", text))
 
 
-def clean(content: Element) -> None:
-    """Drop blocks inside the main content that look like link lists, share bars or galleries."""
+def clean(content: Element, *, article: bool = True) -> None:
+    """Drop blocks inside the main content that look like link lists, share bars or galleries.
+
+    Lines of code are never looked at. Headings go when their class says boilerplate or when they
+    are links away from the page (a heading that links to itself, a permalink, stays). On a page
+    that is not an ``article`` a block's class words are not held against it: there ``media``,
+    ``meta``, ``tags`` or ``contact`` name sections of the content, not furniture around it.
+    """
     measures = Measures(content)
     total = measures.chars.get(content, 0)
-    for element in list(content.iter()):
+    article = article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * total
+    for element in list(_outside_code(content)):
         if element.tag not in CLEANED or element is content or measures.parent.get(element) is content:
             continue
         if _holds_the_page(element, measures, total):
@@ -438,12 +445,35 @@ def clean(content: Element) -> None:
         parent = measures.parent.get(element)
         if parent is None or not _is_inside(element, content, measures):
             continue
-        if _looks_like_boilerplate(element, measures):
+        if _looks_like_boilerplate(element, measures, article=article):
             remove_keeping_tail(parent, element)
     for heading in [e for e in content.iter() if e.tag in HEADINGS]:
         parent = measures.parent.get(heading)
-        if parent is not None and (_class_weight(heading) < 0 or measures.link_density(heading) > 0.33):
+        if parent is not None and (_class_weight(heading) < 0 or _share_linking_away(heading, measures) > 0.33):
             remove_keeping_tail(parent, heading)
+
+
+def _outside_code(root: Element) -> Iterator[Element]:
+    """``root`` and its descendants in document order, but nothing inside a code block.
+
+    Highlighters put every line of code in an element of its own; a short or repeated line of code
+    (``}``, ``"card": {``) is code, not a layout block.
+    """
+    stack = [root]
+    while stack:
+        element = stack.pop()
+        yield element
+        if element.tag not in CODE:
+            stack.extend(reversed(element))
+
+
+def _share_linking_away(element: Element, measures: Measures) -> float:
+    """Like ``Measures.link_density``, but a link to a place on the same page (``#…``) does not count."""
+    chars = measures.chars.get(element, 0)
+    if not chars:
+        return 0.0
+    away = sum(measures.chars.get(a, 0) for a in element.iter("a") if not (a.get("href") or "").startswith("#"))
+    return away / chars
 
 
 def drop_repeated_labels(content: Element) -> None:
@@ -456,7 +486,7 @@ def drop_repeated_labels(content: Element) -> None:
     """
     measures = Measures(content)
     seen: dict[str, list[Element]] = {}
-    for element in content.iter():
+    for element in _outside_code(content):
         chars = measures.chars.get(element, 0)
         if not 0 < chars <= LABEL_CHARS or element.tag not in BLOCKS or element.tag in LABELS_KEPT:
             continue
@@ -493,11 +523,17 @@ def _is_data(element: Element, measures: Measures) -> bool:
 
 
 GALLERY_CHARS_PER_IMAGE = 200
+PROSE_SHARE = 0.5
+"""Main content this much of which is paragraphs reads as an article, whatever the page declares."""
 
 
-def _looks_like_boilerplate(element: Element, measures: Measures) -> bool:
+def _holds_code(element: Element) -> bool:
+    return any(next(element.iter(tag), None) is not None for tag in CODE)
+
+
+def _looks_like_boilerplate(element: Element, measures: Measures, *, article: bool) -> bool:
     weight = _class_weight(element)
-    if weight < 0 and not _is_prose(element, measures):
+    if article and weight < 0 and not _is_prose(element, measures):
         return True
     text = _paragraph_text(element)
     if text.count(",") >= 10:
@@ -505,16 +541,13 @@ def _looks_like_boilerplate(element: Element, measures: Measures) -> bool:
     paragraphs = sum(1 for e in element.iter("p"))
     images = sum(1 for e in element.iter("img"))
     items = sum(1 for e in element.iter("li")) - 100
-    inputs = sum(1 for e in element.iter("input"))
     density = measures.link_density(element)
     length = len(text)
     if images > 1 and paragraphs / images < 0.5 and length < GALLERY_CHARS_PER_IMAGE * images:
         return True
     if element.tag not in ("ul", "ol") and items > paragraphs:
         return True
-    if inputs > paragraphs / 3:
-        return True
-    if length < 25 and (images == 0 or images > 2) and element.tag not in ("table", "dl"):
+    if length < 25 and (images == 0 or images > 2) and element.tag not in ("table", "dl") and not _holds_code(element):
         return True
     if weight < 25 and density > 0.33:
         return True

@@ -73,7 +73,7 @@ class Renderer:
             if lines:
                 out.append("\n".join(lines))
         elif tag == "pre":
-            code = "".join(element.itertext()).strip("\n")
+            code = _code_text(element).strip("\n")
             if code.strip():
                 language = _code_language(element)
                 out.append(f"```{language}\n{code}\n```" if self.markdown else code)
@@ -123,10 +123,10 @@ class Renderer:
             blocks: list[str] = []
             self._blocks(shell, blocks)
             indent = "  " * level
-            text = " ".join(blocks).strip()
+            text = "\n\n".join(blocks).strip()
             if text:
-                continuation = "\n" + indent + " " * (len(marker) + 1 if marker else 0)
-                text = continuation.join(text.split("\n"))
+                continuation = indent + " " * (len(marker) + 1 if marker else 0)
+                text = "\n".join((continuation + line) if line else "" for line in text.split("\n")).lstrip()
                 lines.append(f"{indent}{marker} {text}".rstrip() if marker else f"{indent}{text}")
             for child in nested:
                 lines.extend(self._list(child, child.tag == "ol", level + 1))
@@ -203,6 +203,35 @@ class Renderer:
             return ""
         alt = alt.replace("[", "\\[").replace("]", "\\]")
         return f" ![{alt}]({urljoin(self.base_url, source).replace(' ', '%20').replace(')', '%29')}) "
+
+
+def _code_text(element: Element) -> str:
+    """A code block's text as a browser shows it: whitespace kept, a new line at each ``<br>`` and
+    around each block element (highlighters put every line of code in a ``div`` of its own)."""
+    parts: list[str] = []
+
+    def new_line() -> None:
+        if parts and not parts[-1].endswith("\n"):
+            parts.append("\n")
+
+    def walk(node: Element) -> None:
+        if node.text:
+            parts.append(node.text)
+        for child in node:
+            tag = child.tag if isinstance(child.tag, str) else ""
+            if tag == "br":
+                parts.append("\n")
+            elif tag in BLOCKS:
+                new_line()
+                walk(child)
+                new_line()
+            elif tag and tag not in NEVER_TEXT:
+                walk(child)
+            if child.tail:
+                parts.append(child.tail)
+
+    walk(element)
+    return "".join(parts)
 
 
 def _code_language(element: Element) -> str:

@@ -33,5 +33,8 @@ FURNITURE = frozenset("nav aside footer dialog menu link meta".split())
 DROPPED = (NEVER_TEXT - MEDIA - {"head", "title"}) | FURNITURE
 """Removed before the main content is looked for: never text, form controls, furniture."""
 
+CODE = frozenset({"pre", "code"})
+"""Elements whose text is verbatim: every character and line break of it is kept as it is."""
+
 LISTS = frozenset({"ul", "ol"})
 TABLE_CELLS = frozenset({"td", "th"})
