@@ -430,9 +430,10 @@ def clean(content: Element, *, article: bool = True) -> None:
     """Drop blocks inside the main content that look like link lists, share bars or galleries.
 
     Lines of code are never looked at. Headings go when their class says boilerplate or when they
-    are links away from the page (a heading that links to itself, a permalink, stays). On a page
-    that is not an ``article`` a block's class words are not held against it: there ``media``,
-    ``meta``, ``tags`` or ``contact`` name sections of the content, not furniture around it.
+    are links away from the page (a heading that links to itself, a permalink, stays). Unless the
+    page declares itself an ``article`` or the content is mostly paragraphs (``PROSE_SHARE``), a
+    block's class words are not held against it: on a product or service page ``media``, ``meta``,
+    ``tags`` or ``contact`` name sections of the content, not furniture around it.
     """
     measures = Measures(content)
     total = measures.chars.get(content, 0)
