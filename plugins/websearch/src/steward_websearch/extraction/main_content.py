@@ -426,7 +426,7 @@ def _worthy_paragraph(element: Element, measures: Measures) -> bool:
     return 0 < chars <= 80 and density == 0 and bool(re.search(r"\.( |$)", text))
 
 
-def clean(content: Element, *, article: bool = True) -> None:
+def clean(content: Element, *, article: bool) -> None:
     """Drop blocks inside the main content that look like link lists, share bars or galleries.
 
     Lines of code are never looked at. Headings go when their class says boilerplate or when they
@@ -437,7 +437,7 @@ def clean(content: Element, *, article: bool = True) -> None:
     """
     measures = Measures(content)
     total = measures.chars.get(content, 0)
-    article = article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * total
+    reads_as_article = article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * total
     for element in list(_outside_code(content)):
         if element.tag not in CLEANED or element is content or measures.parent.get(element) is content:
             continue
@@ -446,7 +446,7 @@ def clean(content: Element, *, article: bool = True) -> None:
         parent = measures.parent.get(element)
         if parent is None or not _is_inside(element, content, measures):
             continue
-        if _looks_like_boilerplate(element, measures, article=article):
+        if _looks_like_boilerplate(element, measures, article=reads_as_article):
             remove_keeping_tail(parent, element)
     for heading in [e for e in content.iter() if e.tag in HEADINGS]:
         parent = measures.parent.get(heading)
@@ -514,6 +514,8 @@ def _is_prose(element: Element, measures: Measures) -> bool:
 
 
 PROSE_CHARS = 280
+PROSE_SHARE = 0.5
+"""Main content this much of which is paragraphs reads as an article, whatever the page declares."""
 
 
 def _is_data(element: Element, measures: Measures) -> bool:
@@ -524,8 +526,6 @@ def _is_data(element: Element, measures: Measures) -> bool:
 
 
 GALLERY_CHARS_PER_IMAGE = 200
-PROSE_SHARE = 0.5
-"""Main content this much of which is paragraphs reads as an article, whatever the page declares."""
 
 
 def _holds_code(element: Element) -> bool:

@@ -126,7 +126,8 @@ class Renderer:
             text = "\n\n".join(blocks).strip()
             if text:
                 continuation = indent + " " * (len(marker) + 1 if marker else 0)
-                text = "\n".join((continuation + line) if line else "" for line in text.split("\n")).lstrip()
+                first, *rest = text.split("\n")
+                text = "\n".join([first, *((continuation + line) if line else "" for line in rest)])
                 lines.append(f"{indent}{marker} {text}".rstrip() if marker else f"{indent}{text}")
             for child in nested:
                 lines.extend(self._list(child, child.tag == "ol", level + 1))
