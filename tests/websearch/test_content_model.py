@@ -158,3 +158,48 @@ def test_a_section_named_like_furniture_is_kept_on_a_page_that_is_not_an_article
         + "</article></main>"
     )
     assert "Filed under" not in markdown(article), "in an article it is the byline and the tags"
+
+
+SIZE_GUIDE = (
+    "<div role='dialog' aria-hidden='true' class='drawer'><h2>Size guide</h2><table>"
+    "<tr><th>Size</th><th>Width</th></tr><tr><td>Twin</td><td>39 in</td></tr><tr><td>King</td><td>76 in</td></tr>"
+    "</table></div>"
+)
+KETTLE_PROSE = (
+    "<p>The Quiet Kettle boils a litre in three minutes, at half the noise of an ordinary kettle, and keeps the"
+    " water hot for an hour after it has boiled.</p>"
+)
+
+
+def test_a_dialog_inside_the_main_landmark_is_content_opened_on_demand():
+    product = f"<main><h1>Sheet set</h1><p class='price'>$129</p>{KETTLE_PROSE}{SIZE_GUIDE}</main>"
+    text = markdown(NAV + product + COOKIES)
+    assert "| Twin | 39 in |" in text, "a product's size guide opens in a drawer"
+    assert "cookies" not in text, "a dialog outside main is the site's, not the page's"
+    declared = "<meta property='og:type' content='article'>"
+    article = f"<main><h1>Kettles</h1>{KETTLE_PROSE * 3}<div role='dialog'><p>Republish this story: credit us"
+    article += " and link back to the article, and keep the author's byline as it stands.</p></div></main>"
+    assert "Republish" not in markdown(article, declared), "an article's dialogs are about the site"
+
+
+def test_a_modal_is_a_place_content_is_shown_not_a_kind_of_boilerplate():
+    details = (
+        f"<main><h1>KALLAX shelf unit</h1><p>$79.99</p>{KETTLE_PROSE}<ul><li>White</li><li>Oak</li><li>Black</li></ul>"
+        "<div class='product-details-modal'><h2>Product details</h2>"
+        "<p>Place it standing or lying.</p><p>Designer: Tord Björklund</p></div></main>"
+    )
+    assert "Designer: Tord Björklund" in markdown(details)
+
+
+def test_an_element_hidden_by_its_class_is_dropped_unless_it_is_content():
+    page = (
+        "<main><h1>Pest control</h1><ul><li>Ants, wasps and mice, inside and out</li><li>Four visits a year</li>"
+        "<li>Free re-treatment between visits</li></ul><div class='pricing-panel hide'><h2>What is your"
+        " address?</h2><label>Street</label><label>City</label></div><div class='tab hidden'><table><tr><th>Plan"
+        "</th><td>$50 a month</td></tr><tr><th>Visits</th><td>4 a year</td></tr></table></div>"
+        "<div class='hidden md:block'>Shown from medium screens up.</div></main>"
+    )
+    text = markdown(page)
+    assert "What is your address" not in text
+    assert "| Plan | $50 a month |" in text, "a hidden table of figures is a tab's content"
+    assert "Shown from medium screens up" in text, "a responsive class hides only on some screens"

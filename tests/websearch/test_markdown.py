@@ -76,3 +76,11 @@ def test_a_code_block_keeps_a_line_per_block_and_per_br(parser):
 def test_a_list_item_of_several_blocks_keeps_them_apart(parser):
     html = "<ul><li><h4>id</h4><p>Unique identifier.</p></li><li><div>Kettle</div><div>€49</div></li></ul>"
     assert render(html, parser=parser) == "- #### id\n\n  Unique identifier.\n- Kettle\n\n  €49"
+
+
+def test_what_a_list_holds_besides_items_is_shown_as_a_browser_shows_it(parser):
+    html = (
+        "<ul class='carousel'><div class='slide'><p>Luxe Sateen</p><p>480 TC</p></div>"
+        "<li>Percale</li><ul><li>Washed</li></ul></ul>"
+    )
+    assert render(html, parser=parser) == "Luxe Sateen\n\n480 TC\n- Percale\n  - Washed"

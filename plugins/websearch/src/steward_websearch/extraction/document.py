@@ -214,8 +214,8 @@ def _html(
     body_element = root.find("body")
     if body_element is None:
         body_element = root
-    main_content.remove_boilerplate(body_element, unlikely=main_content_only)
     article = metadata.get("type") == "article"
+    main_content.remove_boilerplate(body_element, unlikely=main_content_only, article=article)
     content = main_content.main_content(body_element, article=article) if main_content_only else None
     if content is None:
         content = main_content.landmark(body_element) if main_content_only else body_element

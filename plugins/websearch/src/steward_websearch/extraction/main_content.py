@@ -25,7 +25,7 @@ HIDDEN_ROLES = frozenset(
 # "comments container"), matched whole: a substring test would read "pageRow" as "pager".
 UNLIKELY = frozenset(
     """ad ads adv advert advertisement advertising agegate ai2html banner breadcrumb breadcrumbs combx comment
-    comments community consent cookie cookies disqus footer gdpr header masthead menu modal nav navbar navigation
+    comments community consent cookie cookies disqus footer gdpr header masthead menu nav navbar navigation
     newsletter outbrain pager pagination paywall popup promo promoted recommend recommended related remark replies
     rss share sharing shoutbox sidebar signup skyscraper social sponsor sponsored subscribe subscription
     supplemental taboola toolbar""".split()
@@ -122,10 +122,18 @@ def _is_skip_link(anchor: Element) -> bool:
 
 
 def _is_hidden(element: Element) -> bool:
-    if element.get("hidden") is not None:
+    if element.get("hidden") is not None or _hidden_by_class(element.get("class")):
         return True
     style = (element.get("style") or "").replace(" ", "").lower()
     return "display:none" in style or "visibility:hidden" in style
+
+
+HIDING = frozenset({"hide", "hidden", "is-hidden", "d-none"})
+
+
+def _hidden_by_class(classes: str | None) -> bool:
+    names = (classes or "").split()
+    return bool(HIDING.intersection(names)) and not any(":" in name for name in names)
 
 
 MAX_DEPTH = 150
@@ -159,7 +167,7 @@ def flatten_deep(root: Element, max_depth: int = MAX_DEPTH) -> None:
         element.text = " ".join("".join(pieces).split())
 
 
-def remove_boilerplate(root: Element, *, unlikely: bool = True) -> None:
+def remove_boilerplate(root: Element, *, unlikely: bool = True, article: bool = False) -> None:
     """Drop invisible and structural boilerplate, and (``unlikely``) elements named like boilerplate.
 
     An element named like boilerplate that holds half the page's text is kept: sites wrap whole
@@ -168,9 +176,10 @@ def remove_boilerplate(root: Element, *, unlikely: bool = True) -> None:
     comment page, the ``comment`` blocks are what the reader came for. Prose under a word that only
     names a place in the layout (``LAYOUT``: a documentation page's ``layout__header`` holds its
     introduction) is kept too; prose under ``comment`` or ``related`` is not. Forms are kept (ASP.NET
-    pages put everything inside one); their controls are not.
+    pages put everything inside one); their controls are not. ``article`` is whether the page
+    declares itself one (``_drop_structural`` says what that changes).
     """
-    _drop_structural(root)
+    _drop_structural(root, article=article)
     if not unlikely:
         return
     measures = Measures(root)
@@ -203,8 +212,14 @@ def remove_boilerplate(root: Element, *, unlikely: bool = True) -> None:
 FAMILY_SHARE = 0.4
 
 
-def _drop_structural(root: Element) -> None:
+def _drop_structural(root: Element, *, article: bool) -> None:
     """Drop what never renders text and what the page's roles call furniture, then what is hidden.
+
+    A dialog inside the ``main`` landmark is not furniture, unless the page is an ``article``:
+    shops put the size guide and the product details in drawers opened on demand, where an
+    article's dialogs are the site's (republish this story, sign up). Hidden is ``hidden``,
+    ``display: none``, ``visibility: hidden``, or a class that only hides (``hide``, ``d-none``;
+    not ``hidden md:block``, which shows from a screen size up).
 
     Hidden is kept when it is content waiting for JavaScript: shops and landing pages ship their
     whole content under ``display: none`` and reveal it once loaded (a hidden element holding half
@@ -212,7 +227,13 @@ def _drop_structural(root: Element) -> None:
     specifications the same way (a hidden element that is prose, few of its words links, or that
     holds a table of figures).
     """
-    _drop_where(root, lambda child, tag: not tag or tag.startswith("{") or tag in DROPPED or _is_furniture(child))
+    drawers = set() if article else _drawers(root)
+    _drop_where(
+        root,
+        lambda child, tag: (
+            child not in drawers and (not tag or tag.startswith("{") or tag in DROPPED or _is_furniture(child))
+        ),
+    )
     measures = Measures(root)
     total = measures.chars.get(root, 0)
 
@@ -224,6 +245,23 @@ def _drop_structural(root: Element) -> None:
         return not _holds_the_page(child, measures, total) or measures.link_density(child) > 0.3
 
     _drop_where(root, hidden)
+
+
+def _drawers(root: Element) -> set[Element]:
+    """Dialogs inside the ``main`` landmark: the size guide, the product details, opened on demand."""
+    found: set[Element] = set()
+    for main in root.iter():
+        if main.tag == "main" or (main.get("role") or "").lower() == "main":
+            found.update(
+                element
+                for element in main.iter()
+                if element is not main
+                and (
+                    (element.tag == "dialog" and element.get("open") is not None)
+                    or (element.get("role") or "").lower() in ("dialog", "alertdialog")
+                )
+            )
+    return found
 
 
 def _drop_where(root: Element, unwanted: Callable[[Element, str], bool]) -> None:

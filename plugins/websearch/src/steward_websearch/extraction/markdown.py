@@ -109,16 +109,22 @@ class Renderer:
         lines: list[str] = []
         number = 0
         for item in element:
-            if item.tag != "li":
-                continue
-            number += 1
-            marker = (f"{number}." if ordered else "-") if self.markdown else ""
+            tag = item.tag if isinstance(item.tag, str) else ""
             own: list[Element] = []
             nested: list[Element] = []
-            for child in item:
-                (nested if child.tag in ("ul", "ol") else own).append(child)
             shell = Element("li")
-            shell.text = item.text
+            if tag == "li":
+                number += 1
+                marker = (f"{number}." if ordered else "-") if self.markdown else ""
+                for child in item:
+                    (nested if child.tag in ("ul", "ol") else own).append(child)
+                shell.text = item.text
+            elif tag in ("ul", "ol"):
+                marker, nested = "", [item]
+            elif tag and tag not in NEVER_TEXT:
+                marker, own = "", [item]
+            else:
+                continue
             shell.extend(own)
             blocks: list[str] = []
             self._blocks(shell, blocks)
