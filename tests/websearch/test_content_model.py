@@ -203,3 +203,23 @@ def test_an_element_hidden_by_its_class_is_dropped_unless_it_is_content():
     assert "What is your address" not in text
     assert "| Plan | $50 a month |" in text, "a hidden table of figures is a tab's content"
     assert "Shown from medium screens up" in text, "a responsive class hides only on some screens"
+
+
+def test_a_sheet_inside_a_drawer_is_the_drawers_content():
+    drawer = (
+        "<div role='dialog' class='sheet'><aside class='sheet-aside'><h2>Description</h2><ul><li>Slim fit</li>"
+        "<li>Sweat-wicking</li><li>100% polyester</li></ul></aside></div>"
+    )
+    text = markdown(f"<main><h1>Arrival T-Shirt</h1><p>$22</p>{drawer}</main><aside>Recently viewed: socks</aside>")
+    assert "- Sweat-wicking" in text
+    assert "Recently viewed" not in text, "an aside outside a drawer is still furniture"
+
+
+def test_layout_words_run_into_others_are_still_read():
+    footer = "<div id='brdfooter'><p>Powered by a forum engine, version 1.5, all rights reserved.</p></div>"
+    menu = "<div class='menuwrap'><p>Residential, commercial, termite and wildlife control.</p></div>"
+    page = f"<main><h1>Pest control</h1><p>{'Four visits a year, inside and out. ' * 6}</p>{menu}{footer}</main>"
+    text = markdown(page)
+    assert "Four visits a year" in text
+    assert "Powered by" not in text
+    assert "termite and wildlife" not in text

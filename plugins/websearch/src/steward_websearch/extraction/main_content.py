@@ -103,7 +103,15 @@ _NO_WORDS: frozenset[str] = frozenset()
 
 @functools.lru_cache(maxsize=4096)
 def _label_words(label: str) -> frozenset[str]:
-    return frozenset(word.lower() for word in _WORD.findall(label))
+    words = {word.lower() for word in _WORD.findall(label)}
+    for word in list(words):
+        words.update(_COMPOUND.findall(word))
+    return frozenset(words)
+
+
+_COMPOUND = re.compile(r"^(?:footer|menu)(?=.)|(?<=.)footer$")
+"""Layout words run into others: ``brdfooter``, ``footerlinks``, ``menuwrap``. Not ``menu`` at the
+end, where it is as often something else (``contextmenu`` marks a CMS's body paragraphs)."""
 
 
 def _is_furniture(element: Element) -> bool:
@@ -215,9 +223,10 @@ FAMILY_SHARE = 0.4
 def _drop_structural(root: Element, *, article: bool) -> None:
     """Drop what never renders text and what the page's roles call furniture, then what is hidden.
 
-    A dialog inside the ``main`` landmark is not furniture, unless the page is an ``article``:
-    shops put the size guide and the product details in drawers opened on demand, where an
-    article's dialogs are the site's (republish this story, sign up). Hidden is ``hidden``,
+    A dialog inside the ``main`` landmark, and the ``aside`` it slides in, are not furniture
+    unless the page is an ``article``: shops put the size guide and the product details in
+    drawers opened on demand, where an article's dialogs are the site's (republish this story,
+    sign up). Hidden is ``hidden``,
     ``display: none``, ``visibility: hidden``, or a class that only hides (``hide``, ``d-none``;
     not ``hidden md:block``, which shows from a screen size up).
 
@@ -228,10 +237,13 @@ def _drop_structural(root: Element, *, article: bool) -> None:
     holds a table of figures).
     """
     drawers = set() if article else _drawers(root)
+    sheets = {element for drawer in drawers for element in drawer.iter("aside")}
     _drop_where(
         root,
         lambda child, tag: (
-            child not in drawers and (not tag or tag.startswith("{") or tag in DROPPED or _is_furniture(child))
+            child not in drawers
+            and child not in sheets
+            and (not tag or tag.startswith("{") or tag in DROPPED or _is_furniture(child))
         ),
     )
     measures = Measures(root)
