@@ -223,3 +223,54 @@ def test_layout_words_run_into_others_are_still_read():
     assert "Four visits a year" in text
     assert "Powered by" not in text
     assert "termite and wildlife" not in text
+
+
+def test_a_heading_or_a_one_link_paragraph_in_a_wrapper_of_its_own_is_kept():
+    blocks = "".join(
+        f"<div class='block'>{inner}</div>"
+        for inner in [
+            "<h2>About</h2>",
+            f"<p>{'An app whose icon is the art: artists rent one of 99 exhibits, visitors buy copies. ' * 3}</p>",
+            "<p><a href='https://mschf.example/'>MSCHF</a></p>",
+            f"<p>{'An art collective that makes provocative projects about consumerism. ' * 3}</p>",
+        ]
+    )
+    text = markdown(f"<main><article>{blocks}</article></main>")
+    assert "## About" in text
+    assert "[MSCHF](https://mschf.example/)" in text
+
+
+def test_the_second_copy_of_a_block_shown_once_per_screen_size_is_dropped():
+    description = f"{KETTLE_PROSE}<p>Handmade stoneware, 350 ml.</p>"
+    page = f"<main><h1>Speckle mug</h1><p>$60</p><div class='description mobile-only'>{description}</div>"
+    page += f"<p>Choose a colour: white or black.</p><div class='description desktop-only'>{description}</div></main>"
+    text = markdown(page)
+    assert text.count("boils a litre") == 1
+    assert text.index("boils a litre") < text.index("Choose a colour"), "the first copy is the one kept"
+
+
+def test_a_paragraph_the_author_repeats_and_a_distant_repeat_are_kept():
+    day = (
+        "<p>Lunch: chicken zoodles, one cup of zucchini noodles with peanut sauce, four ounces of chicken"
+        " and a spoon of sesame.</p>"
+    )
+    plan = "".join(f"<h2>Day {n}</h2>{day}<p>Dinner {n}: something else, every day of the week.</p>" for n in (1, 2, 3))
+    assert markdown(f"<main><article>{plan}</article></main>").count("chicken zoodles") == 3
+    field = (
+        "<div class='field'><h5>amount</h5><p>Amount intended to be collected, in cents: 100 for $1.00, 100 for ¥100"
+    )
+    field += " (a zero-decimal currency), and at least 50 cents in whatever currency you charge in.</p></div>"
+
+    def section(name: str) -> str:
+        own = "".join(
+            f"<div class='field'><h5>{name}_{n}</h5><p>The {name}'s field number {n}, which says more, at some length,"
+            f" about the {name}, the way reference pages do, with commas, clauses, and examples.</p></div>"
+            for n in range(3)
+        )
+        return (
+            f"<section><h2>The {name}</h2><div><h3>{name} parameters</h3><div><h4>{name} body</h4>"
+            f"<div><h5>{name} fields</h5>{field}{own}</div></div></div></section>"
+        )
+
+    docs = f"<main><h1>Payments</h1>{section('request')}{section('response')}</main>"
+    assert markdown(docs).count("Amount intended") == 2

@@ -553,6 +553,63 @@ def drop_repeated_labels(content: Element) -> None:
                     remove_keeping_tail(parent, element)
 
 
+def drop_second_copies(content: Element) -> None:
+    """Drop a block that repeats, word for word, a block just before it: one description in a copy per screen size.
+
+    Shops and landing pages render the same text twice, one copy per screen size (or once more in
+    ``noscript``), and let the stylesheet show one; a reader sees it once. A copy is a layout block
+    of ``COPY_CHARS`` or more whose first copy is a near relative (a common ancestor at most
+    ``COPY_DISTANCE`` levels up). A written block (a paragraph, a heading, a cell) repeated is
+    meant (the same lunch on three days of a meal plan); so is a block repeated far away (a
+    documentation page describes one field in the request and in the response); so is anything
+    in a quote (a reply quotes the post it answers), and code.
+    """
+    measures = Measures(content)
+    by_length: dict[int, list[Element]] = {}
+    for element in _outside_code(content):
+        chars = measures.chars.get(element, 0)
+        parent = measures.parent.get(element)
+        if chars < COPY_CHARS or element.tag in LABELS_KEPT or parent is None:
+            continue
+        if measures.chars.get(parent, 0) != chars:
+            by_length.setdefault(chars, []).append(element)
+    for elements in by_length.values():
+        if len(elements) < 2:
+            continue
+        seen: dict[str, Element] = {}
+        for element in elements:
+            first = seen.setdefault(_paragraph_text(element), element)
+            if first is element or not _near(first, element, measures):
+                continue
+            if _enclosing(element, "blockquote", measures) is None:
+                remove_keeping_tail(measures.parent[element], element)
+
+
+COPY_CHARS = 100
+COPY_DISTANCE = 3
+
+
+def _near(first: Element, second: Element, measures: Measures) -> bool:
+    ancestor = measures.parent.get(second)
+    for _ in range(COPY_DISTANCE):
+        if ancestor is None:
+            return False
+        if _is_inside(first, ancestor, measures):
+            return True
+        ancestor = measures.parent.get(ancestor)
+    return False
+
+
+def _enclosing(element: Element, tag: str, measures: Measures, within: Element | None = None) -> Element | None:
+    """The nearest ancestor of ``element`` that is a ``tag``, looking no higher than ``within``."""
+    node = measures.parent.get(element)
+    while node is not None and node is not within:
+        if node.tag == tag:
+            return node
+        node = measures.parent.get(node)
+    return None
+
+
 LABEL_CHARS = 40
 LABEL_REPEATS = 3
 LABELS_KEPT = frozenset({"p", "blockquote", "td", "th", "tr", "code", "pre", "h1", "h2", "h3", "h4", "h5", "h6"})
@@ -578,8 +635,14 @@ def _is_data(element: Element, measures: Measures) -> bool:
 GALLERY_CHARS_PER_IMAGE = 200
 
 
-def _holds_code(element: Element) -> bool:
-    return any(next(element.iter(tag), None) is not None for tag in CODE)
+def _holds(element: Element, tags: frozenset[str]) -> bool:
+    return any(next(element.iter(tag), None) is not None for tag in tags)
+
+
+def _a_written_link(element: Element, measures: Measures) -> bool:
+    """A block whose one link sits in a paragraph: a reference the author wrote, not a list of links."""
+    anchors = list(element.iter("a"))
+    return len(anchors) == 1 and _enclosing(anchors[0], "p", measures, within=element) is not None
 
 
 def _looks_like_boilerplate(element: Element, measures: Measures, *, article: bool) -> bool:
@@ -598,8 +661,14 @@ def _looks_like_boilerplate(element: Element, measures: Measures, *, article: bo
         return True
     if element.tag not in ("ul", "ol") and items > paragraphs:
         return True
-    if length < 25 and (images == 0 or images > 2) and element.tag not in ("table", "dl") and not _holds_code(element):
+    if (
+        length < 25
+        and (images == 0 or images > 2)
+        and element.tag not in ("table", "dl")
+        and not _holds(element, CODE | HEADINGS)
+        and not _a_written_link(element, measures)
+    ):
         return True
-    if weight < 25 and density > 0.33:
+    if weight < 25 and density > 0.33 and not _a_written_link(element, measures):
         return True
     return weight >= 25 and density > 0.5
