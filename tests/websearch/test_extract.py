@@ -106,6 +106,18 @@ def test_pages_without_an_article_keep_the_body_minus_boilerplate():
     assert document.markdown == "Short note."
 
 
+def test_the_whole_page_is_what_a_reader_sees_navigation_and_footers_included():
+    whole = extract(ARTICLE.encode(), url="https://tea.example/", content_type="text/html", main_content_only=False)
+    for kept in ["The Tea Site", "[Home](https://tea.example/a)", "SIDEBAR-LINK one", "## Water"]:
+        assert kept in whole.markdown
+    assert "COMMENT-TEXT" in whole.markdown
+    assert "FOOTER-TEXT" in whole.markdown
+    assert "SCRIPT-TEXT" not in whole.markdown
+    hidden = b"<html><body><p>Text a reader sees on the page.</p><div hidden><p>HIDDEN-TEXT</p></div></body></html>"
+    page = extract(hidden, url="http://x.example/", content_type="text/html", main_content_only=False)
+    assert page.markdown == "Text a reader sees on the page."
+
+
 def test_base_href_and_unsafe_links():
     page = b'<html><head><base href="https://cdn.example/docs/"></head><body><p>Read <a href="intro">the intro</a> and <a href="javascript:evil()">this</a>, which is long enough to be the main content of the page for sure.</p></body></html>'
     markdown = extract(page, url="http://x.example/", content_type="text/html").markdown

@@ -215,7 +215,10 @@ def _html(
     if body_element is None:
         body_element = root
     article = metadata.get("type") == "article"
-    main_content.remove_boilerplate(body_element, unlikely=main_content_only, article=article)
+    if main_content_only:
+        main_content.remove_boilerplate(body_element, article=article)
+    else:
+        main_content.remove_unseen(body_element)
     content = main_content.main_content(body_element, article=article) if main_content_only else None
     if content is None:
         content = main_content.landmark(body_element) if main_content_only else body_element

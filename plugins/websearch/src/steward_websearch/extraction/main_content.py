@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from xml.etree.ElementTree import Element
 
-from steward_websearch.extraction.vocabulary import BLOCKS, CODE, DROPPED, HEADINGS, INLINE
+from steward_websearch.extraction.vocabulary import BLOCKS, CODE, FURNITURE, HEADINGS, INLINE, UNSEEN
 
 HIDDEN_ROLES = frozenset(
     ["navigation", "banner", "contentinfo", "complementary", "dialog", "alertdialog", "search", "menu", "menubar"]
@@ -175,8 +175,13 @@ def flatten_deep(root: Element, max_depth: int = MAX_DEPTH) -> None:
         element.text = " ".join("".join(pieces).split())
 
 
-def remove_boilerplate(root: Element, *, unlikely: bool = True, article: bool = False) -> None:
-    """Drop invisible and structural boilerplate, and (``unlikely``) elements named like boilerplate.
+def remove_unseen(root: Element) -> None:
+    """Drop what a reader never sees (as ``_drop_structural`` judges it) and nothing else: the whole page."""
+    _drop_structural(root, article=False, furniture=False)
+
+
+def remove_boilerplate(root: Element, *, article: bool = False) -> None:
+    """Drop invisible and structural boilerplate, then elements named like boilerplate.
 
     An element named like boilerplate that holds half the page's text is kept: sites wrap whole
     pages in ``Page-ad-margins`` or ``header-wrapper`` as often as they wrap ads. So is a family
@@ -187,9 +192,7 @@ def remove_boilerplate(root: Element, *, unlikely: bool = True, article: bool = 
     pages put everything inside one); their controls are not. ``article`` is whether the page
     declares itself one (``_drop_structural`` says what that changes).
     """
-    _drop_structural(root, article=article)
-    if not unlikely:
-        return
+    _drop_structural(root, article=article, furniture=True)
     measures = Measures(root)
     total = measures.chars.get(root, 0)
     suspects: list[tuple[Element, Element, frozenset[str]]] = []
@@ -220,15 +223,16 @@ def remove_boilerplate(root: Element, *, unlikely: bool = True, article: bool = 
 FAMILY_SHARE = 0.4
 
 
-def _drop_structural(root: Element, *, article: bool) -> None:
-    """Drop what never renders text and what the page's roles call furniture, then what is hidden.
+def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
+    """Drop what never renders text, then (``furniture``) the page's furniture, then what is hidden.
 
-    A dialog inside the ``main`` landmark, and the ``aside`` it slides in, are not furniture
-    unless the page is an ``article``: shops put the size guide and the product details in
-    drawers opened on demand, where an article's dialogs are the site's (republish this story,
-    sign up). Hidden is ``hidden``,
-    ``display: none``, ``visibility: hidden``, or a class that only hides (``hide``, ``d-none``;
-    not ``hidden md:block``, which shows from a screen size up).
+    Furniture is what its tag or role says is navigation, a banner, an aside, a footer or a
+    dialog. A dialog inside the ``main`` landmark, and the ``aside`` it slides in, are not
+    furniture unless the page is an ``article``: shops put the size guide and the product details
+    in drawers opened on demand, where an article's dialogs are the site's (republish this story,
+    sign up). Hidden is
+    ``hidden``, ``display: none``, ``visibility: hidden``, or a class that only hides (``hide``,
+    ``d-none``; not ``hidden md:block``, which shows from a screen size up).
 
     Hidden is kept when it is content waiting for JavaScript: shops and landing pages ship their
     whole content under ``display: none`` and reveal it once loaded (a hidden element holding half
@@ -236,16 +240,15 @@ def _drop_structural(root: Element, *, article: bool) -> None:
     specifications the same way (a hidden element that is prose, few of its words links, or that
     holds a table of figures).
     """
-    drawers = set() if article else _drawers(root)
-    sheets = {element for drawer in drawers for element in drawer.iter("aside")}
-    _drop_where(
-        root,
-        lambda child, tag: (
-            child not in drawers
-            and child not in sheets
-            and (not tag or tag.startswith("{") or tag in DROPPED or _is_furniture(child))
-        ),
-    )
+    drawers = set() if article or not furniture else _drawers(root)
+    drawers.update([element for drawer in drawers for element in drawer.iter("aside")])
+
+    def unwanted(child: Element, tag: str) -> bool:
+        if not tag or tag.startswith("{") or tag in UNSEEN:
+            return True
+        return furniture and child not in drawers and (tag in FURNITURE or _is_furniture(child))
+
+    _drop_where(root, unwanted)
     measures = Measures(root)
     total = measures.chars.get(root, 0)
 

@@ -20,18 +20,19 @@ INLINE = frozenset("a b strong em i span font small big u sub sup abbr cite q ma
 """Elements that run on within a line of text."""
 
 NEVER_TEXT = frozenset(
-    """script style template svg math iframe object embed canvas head title img picture video audio
-    source track map area input button select textarea option""".split()
+    """script style template svg math iframe object embed canvas head title link meta img picture video
+    audio source track map area input button select textarea option""".split()
 )
 """Elements whose content a reader never sees as text."""
 
 MEDIA = frozenset("img picture video audio source track map area".split())
 
-FURNITURE = frozenset("nav aside footer dialog menu link meta".split())
-"""Page furniture: navigation, asides, footers, dialogs."""
+UNSEEN = NEVER_TEXT - MEDIA - {"head", "title"}
+"""Removed from every rendering: what never renders text, and form controls."""
 
-DROPPED = (NEVER_TEXT - MEDIA - {"head", "title"}) | FURNITURE
-"""Removed before the main content is looked for: never text, form controls, furniture."""
+FURNITURE = frozenset("nav aside footer dialog menu".split())
+"""Page furniture: navigation, asides, footers, dialogs. Removed before the main content is
+looked for, kept in the whole page."""
 
 CODE = frozenset({"pre", "code"})
 """Elements whose text is verbatim: every character and line break of it is kept as it is."""

@@ -62,7 +62,9 @@ class ServiceFetchArguments(msgspec.Struct, forbid_unknown_fields=True, kw_only=
     include: Annotated[
         list[Literal["html", "raw_html", "links"]], msgspec.Meta(description="Extra forms of the page to return.")
     ] = []
-    main_content_only: Annotated[bool, msgspec.Meta(description="false: the whole page but navigation.")] = True
+    main_content_only: Annotated[
+        bool, msgspec.Meta(description="false: the whole page, navigation and footers included.")
+    ] = True
     max_age: Annotated[float, msgspec.Meta(ge=0, description="Seconds a cached copy may be old; 0 fetches.")] | None = (
         None
     )
