@@ -274,3 +274,13 @@ def test_a_paragraph_the_author_repeats_and_a_distant_repeat_are_kept():
 
     docs = f"<main><h1>Payments</h1>{section('request')}{section('response')}</main>"
     assert markdown(docs).count("Amount intended") == 2
+
+
+def test_a_figure_keeps_its_picture_and_loses_its_caption():
+    figure = (
+        "<figure><img src='/lander.jpg' alt='Blue Moon lander'><figcaption>An artist's concept of the lander."
+        " (Image credit: Blue Origin)</figcaption></figure>"
+    )
+    text = markdown(f"<main><article><h1>Moon landers</h1>{KETTLE_PROSE}{figure}{KETTLE_PROSE}</article></main>")
+    assert "![Blue Moon lander](https://forum.example/lander.jpg)" in text
+    assert "Image credit" not in text

@@ -227,7 +227,7 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     """Drop what never renders text, then (``furniture``) the page's furniture, then what is hidden.
 
     Furniture is what its tag or role says is navigation, a banner, an aside, a footer or a
-    dialog. A dialog inside the ``main`` landmark, and the ``aside`` it slides in, are not
+    dialog, and figure captions. A dialog inside the ``main`` landmark, and the ``aside`` it slides in, are not
     furniture unless the page is an ``article``: shops put the size guide and the product details
     in drawers opened on demand, where an article's dialogs are the site's (republish this story,
     sign up). Hidden is

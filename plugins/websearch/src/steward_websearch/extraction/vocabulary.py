@@ -30,9 +30,10 @@ MEDIA = frozenset("img picture video audio source track map area".split())
 UNSEEN = NEVER_TEXT - MEDIA - {"head", "title"}
 """Removed from every rendering: what never renders text, and form controls."""
 
-FURNITURE = frozenset("nav aside footer dialog menu".split())
-"""Page furniture: navigation, asides, footers, dialogs. Removed before the main content is
-looked for, kept in the whole page."""
+FURNITURE = frozenset("nav aside footer dialog menu figcaption".split())
+"""Page furniture: navigation, asides, footers, dialogs; and figure captions, a picture's credit
+and description rather than the text's. Removed before the main content is looked for, kept in
+the whole page."""
 
 CODE = frozenset({"pre", "code"})
 """Elements whose text is verbatim: every character and line break of it is kept as it is."""
