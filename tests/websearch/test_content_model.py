@@ -284,3 +284,33 @@ def test_a_figure_keeps_its_picture_and_loses_its_caption():
     text = markdown(f"<main><article><h1>Moon landers</h1>{KETTLE_PROSE}{figure}{KETTLE_PROSE}</article></main>")
     assert "![Blue Moon lander](https://forum.example/lander.jpg)" in text
     assert "Image credit" not in text
+
+
+ARTICLE_TYPE = "<meta property='og:type' content='article'>"
+
+
+def test_the_body_the_page_declares_is_read_whole_around_its_embeds():
+    def chunk(day: str, paragraphs: int) -> str:
+        text = "".join(
+            f"<p>{day}, part {n}: the podcast team gave their first impressions of the new format, the staging,"
+            " the crowds, and the scheduling of the doubles.</p>"
+            for n in range(paragraphs)
+        )
+        return f"<div class='body-text'><div class='component'>{text}</div></div>"
+
+    embed = "<div class='html-embed'><iframe src='https://player.example/1'></iframe></div>"
+    body = f"<div class='lead'>{chunk('Day one', 4)}</div>{embed}{chunk('Day two', 2)}"
+    text = markdown(f"<main><div itemprop='articleBody'>{body}</div></main>", ARTICLE_TYPE)
+    assert "Day one, part 3" in text
+    assert "Day two, part 1" in text, "the chunk after the embed is the same article"
+
+
+def test_other_stories_are_never_an_articles_content_however_long():
+    story = f"<div class='story'>{KETTLE_PROSE}</div>"
+    others = "".join(
+        f"<div class='card'><h3><a href='/s/{n}'>Story {n}</a></h3><p>Summary {n}: what happened in town today, who"
+        " said what about it, and what comes next week for the people who live there.</p></div>"
+        for n in range(8)
+    )
+    page = f"<main><article>{story}<section class='related-stories'>{others}</section></article></main>"
+    assert "Summary 3" not in markdown(page, ARTICLE_TYPE)

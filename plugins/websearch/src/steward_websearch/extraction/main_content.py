@@ -30,6 +30,8 @@ UNLIKELY = frozenset(
     rss share sharing shoutbox sidebar signup skyscraper social sponsor sponsored subscribe subscription
     supplemental taboola toolbar""".split()
 )
+ELSEWHERE = frozenset("related recommend recommended outbrain taboola".split())
+"""Boilerplate words that name other pages' content: never an article, however much of the page they hold."""
 LAYOUT = frozenset("header masthead banner modal popup menu".split())
 """Boilerplate words that name a place in the layout, not a kind of text: prose there is kept."""
 MAYBE = frozenset("article body column content main shadow".split())
@@ -190,7 +192,9 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
     names a place in the layout (``LAYOUT``: a documentation page's ``layout__header`` holds its
     introduction) is kept too; prose under ``comment`` or ``related`` is not. Forms are kept (ASP.NET
     pages put everything inside one); their controls are not. ``article`` is whether the page
-    declares itself one (``_drop_structural`` says what that changes).
+    declares itself one: then a block named for other pages' content (``ELSEWHERE``: related,
+    recommended) goes however much it holds (a news site's carousel of other stories can be longer
+    than the story), and ``_drop_structural`` says what else changes.
     """
     _drop_structural(root, article=article, furniture=True)
     measures = Measures(root)
@@ -203,7 +207,7 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
             if child.tag not in KEPT_WHATEVER_THE_NAME:
                 words = _words(child)
                 named = words & UNLIKELY
-                if (
+                if (article and named & ELSEWHERE) or (
                     named
                     and not words & MAYBE
                     and not _holds_the_page(child, measures, total)
@@ -216,7 +220,7 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
     for _, child, named in suspects:
         family_chars[named] += measures.chars.get(child, 0)
     for parent, child, named in suspects:
-        if family_chars[named] < total * FAMILY_SHARE:
+        if (article and named & ELSEWHERE) or family_chars[named] < total * FAMILY_SHARE:
             remove_keeping_tail(parent, child)
 
 
@@ -402,7 +406,7 @@ def main_content(body: Element, *, article: bool = False) -> Element | None:
     top = max(scores, key=scores.__getitem__)
     if scores[top] <= 0 or top is body:
         return None
-    top = _widen(top, scores, measures)
+    top = _declared_body(top, measures) or _widen(top, scores, measures)
     if measures.chars.get(top, 0) < MIN_CONTENT_CHARS:
         return None
     parent = measures.parent.get(top)
@@ -458,6 +462,20 @@ def _widen(top: Element, scores: dict[Element, float], measures: Measures) -> El
             best, best_prose = ancestor, wider
         ancestor, level = measures.parent.get(ancestor), level + 1
     return best
+
+
+def _declared_body(top: Element, measures: Measures) -> Element | None:
+    """The ancestor the page marks as its article's body (schema.org's ``itemprop=articleBody``), if any.
+
+    News sites split the body into chunks around embeds and ads; the markup still says where it
+    all is.
+    """
+    node: Element | None = top
+    while node is not None and node.tag not in ("body", "html"):
+        if (node.get("itemprop") or "").strip().lower() == "articlebody":
+            return node
+        node = measures.parent.get(node)
+    return None
 
 
 def _is_inside(element: Element, ancestor: Element, measures: Measures) -> bool:
