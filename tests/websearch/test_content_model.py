@@ -314,3 +314,24 @@ def test_other_stories_are_never_an_articles_content_however_long():
     )
     page = f"<main><article>{story}<section class='related-stories'>{others}</section></article></main>"
     assert "Summary 3" not in markdown(page, ARTICLE_TYPE)
+
+
+def test_a_short_story_outweighed_by_a_sidebar_of_links_is_still_the_content():
+    categories = "".join(f"<li><a href='/c/{n}'>Category {n}</a></li>" for n in range(40))
+    tags = " ".join(f"<a href='/t/{n}'>tag{n}</a>" for n in range(120))
+    story = (
+        "<div class='col-9'><small class='text-muted'>05/10/2018 - Published by: Clarissa - Category: Health</small>"
+        "<div>The home care team of the Amizade district found two of its five cars broken into this morning."
+        " The batteries were gone and the cars damaged.<br>A police report was filed, and officers came to see"
+        " the damage. Patients booked for this morning are being given new times, and the health department"
+        " expects the service to be back to normal this afternoon, as soon as the two cars are replaced by"
+        " others from the central fleet. The district clinic stays open all day.</div></div>"
+    )
+    page = (
+        f"<div class='row'><div class='col-3'><h3>Categories</h3><ul>{categories}</ul><p>{tags}</p></div>{story}</div>"
+    )
+    text = markdown(page)
+    assert "found two of its five cars broken into" in text
+    assert "back to normal this afternoon" in text
+    assert "Category 7" not in text
+    assert "tag42" not in text

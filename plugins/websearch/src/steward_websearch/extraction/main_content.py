@@ -32,7 +32,7 @@ UNLIKELY = frozenset(
 )
 ELSEWHERE = frozenset("related recommend recommended outbrain taboola".split())
 """Boilerplate words that name other pages' content: never an article, however much of the page they hold."""
-LAYOUT = frozenset("header masthead banner modal popup menu".split())
+LAYOUT = frozenset("header masthead banner popup menu".split())
 """Boilerplate words that name a place in the layout, not a kind of text: prose there is kept."""
 MAYBE = frozenset("article body column content main shadow".split())
 POSITIVE = frozenset("article body content entry hentry main page post text blog story".split())
@@ -378,7 +378,10 @@ def main_content(body: Element, *, article: bool = False) -> Element | None:
     ``None`` when nothing reads like content, and also when a page that does not declare itself an
     ``article`` has its best candidate hold less than ``SECTIONS_SHARE`` of its text: product,
     service, listing and documentation pages are sequences of sections, not one block of prose,
-    and a single candidate would keep one section and drop the rest.
+    and a single candidate would keep one section and drop the rest. A page without a ``main``
+    landmark keeps its candidate anyway when it is running text that holds that share of what the
+    page says outside its links (``_holds_the_words``). An inline element (a ``small`` byline
+    whose class says ``text``) is never the candidate, its block is.
     """
     measures = Measures(body)
     scores: dict[Element, float] = {}
@@ -403,8 +406,8 @@ def main_content(body: Element, *, article: bool = False) -> Element | None:
         return None
     for candidate in scores:
         scores[candidate] *= 1 - measures.link_density(candidate)
-    top = max(scores, key=scores.__getitem__)
-    if scores[top] <= 0 or top is body:
+    top = max((element for element in scores if element.tag not in INLINE), key=scores.__getitem__, default=body)
+    if top is body or scores[top] <= 0:
         return None
     top = _declared_body(top, measures) or _widen(top, scores, measures)
     if measures.chars.get(top, 0) < MIN_CONTENT_CHARS:
@@ -412,7 +415,8 @@ def main_content(body: Element, *, article: bool = False) -> Element | None:
     parent = measures.parent.get(top)
     if parent is None:
         return top
-    if not article and measures.chars.get(top, 0) < SECTIONS_SHARE * measures.chars.get(body, 0):
+    one_section = not article and measures.chars.get(top, 0) < SECTIONS_SHARE * measures.chars.get(body, 0)
+    if one_section and (_main_landmark(body, measures) is not None or not _holds_the_words(top, body, measures)):
         return None
     threshold = max(10.0, scores.get(top, 0) * 0.2)
     label = top.get("class")
@@ -433,14 +437,29 @@ def main_content(body: Element, *, article: bool = False) -> Element | None:
 
 def landmark(body: Element) -> Element:
     """The page's ``main`` landmark when it holds the page's content, else ``body``."""
-    measures = Measures(body)
+    return _main_landmark(body, Measures(body)) or body
+
+
+def _main_landmark(body: Element, measures: Measures) -> Element | None:
     total = measures.chars.get(body, 0)
     for element in body.iter():
         if element.tag == "main" or (element.get("role") or "").lower() == "main":
-            if measures.chars.get(element, 0) >= LANDMARK_SHARE * total:
-                return element
-            break
-    return body
+            return element if measures.chars.get(element, 0) >= LANDMARK_SHARE * total else None
+    return None
+
+
+def _holds_the_words(top: Element, body: Element, measures: Measures) -> bool:
+    """Whether ``top`` is running text holding ``SECTIONS_SHARE`` of what the page says outside its links.
+
+    Without a ``main`` landmark the fallback is the whole body; a sidebar of category and tag
+    links can outweigh a short news story without being any of it.
+    """
+    unlinked = measures.chars.get(body, 0) - measures.link_chars.get(body, 0)
+    chars = measures.chars.get(top, 0)
+    return chars >= STORY_CHARS and measures.link_density(top) < 0.25 and chars >= SECTIONS_SHARE * unlinked
+
+
+STORY_CHARS = 500
 
 
 LANDMARK_SHARE = 0.3
