@@ -335,3 +335,9 @@ def test_a_short_story_outweighed_by_a_sidebar_of_links_is_still_the_content():
     assert "back to normal this afternoon" in text
     assert "Category 7" not in text
     assert "tag42" not in text
+
+
+def test_a_heading_styled_with_scroll_utilities_is_kept():
+    heading = "<h2 id='apply' class='heading g-offset-scroll-margin-top'>Apply the configuration</h2>"
+    text = markdown(f"<main><article><h1>Resources</h1>{DOC_PROSE}{heading}{DOC_PROSE}</article></main>")
+    assert "## Apply the configuration" in text

@@ -38,7 +38,7 @@ MAYBE = frozenset("article body column content main shadow".split())
 POSITIVE = frozenset("article body content entry hentry main page post text blog story".split())
 NEGATIVE = frozenset(
     """ad ads banner byline caption combx comment comments contact foot footer footnote gdpr hidden masthead media
-    meta newsletter outbrain promo recommend related scroll share shopping shoutbox sidebar skyscraper social
+    meta newsletter outbrain promo recommend related share shopping shoutbox sidebar skyscraper social
     sponsor subscribe tags tool widget""".split()
 )
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
