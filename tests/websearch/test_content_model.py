@@ -341,3 +341,15 @@ def test_a_heading_styled_with_scroll_utilities_is_kept():
     heading = "<h2 id='apply' class='heading g-offset-scroll-margin-top'>Apply the configuration</h2>"
     text = markdown(f"<main><article><h1>Resources</h1>{DOC_PROSE}{heading}{DOC_PROSE}</article></main>")
     assert "## Apply the configuration" in text
+
+
+def test_links_drawn_as_buttons_are_controls_not_text():
+    page = (
+        f"<main><h1>Kettle descaling</h1>{KETTLE_PROSE}<p>See <a href='/guide'>the descaling guide</a>.</p>"
+        "<a class='btn btn-primary' href='/latest'>Jump to Latest</a>"
+        "<span class='button-text'>Start your free trial</span></main>"
+    )
+    text = markdown(page)
+    assert "[the descaling guide](https://forum.example/guide)" in text
+    assert "Jump to Latest" not in text
+    assert "Start your free trial" not in text

@@ -567,6 +567,18 @@ def _share_linking_away(element: Element, measures: Measures) -> float:
     return away / chars
 
 
+def drop_controls(content: Element) -> None:
+    """Drop links and spans drawn as buttons (``btn``, ``button``): controls, as ``button`` elements are.
+
+    Done last, on the content already chosen: taken out earlier, the links they are would no
+    longer count in the link density that tells a rail of other stories from the story.
+    """
+    _drop_where(content, lambda child, tag: tag in ("a", "span") and bool(_words(child) & CONTROLS))
+
+
+CONTROLS = frozenset({"btn", "button"})
+
+
 def drop_repeated_labels(content: Element) -> None:
     """Drop short texts the page's template repeats: the "Joined", "Reply" and "Add to cart" of every post or item.
 
