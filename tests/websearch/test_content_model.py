@@ -353,3 +353,27 @@ def test_links_drawn_as_buttons_are_controls_not_text():
     assert "[the descaling guide](https://forum.example/guide)" in text
     assert "Jump to Latest" not in text
     assert "Start your free trial" not in text
+
+
+def test_a_page_that_calls_every_page_an_article_is_still_read_by_its_sections():
+    services = "".join(
+        f"<section class='band band-{n}'><div class='inner'><h2>Service {n}</h2><ul><li>Plan {n} covers ants</li>"
+        f"<li>Plan {n} covers mice</li></ul></div></section>"
+        for n in range(10)
+    )
+    intro = (
+        "<section class='hero'><div class='copy'><p>Pest control for homes and businesses, in every season, by"
+        " licensed technicians, with a free inspection first.</p></div></section>"
+    )
+    text = markdown(f"<main>{intro}{services}</main>", ARTICLE_TYPE)
+    assert "Pest control for homes" in text
+    assert "## Service 7" in text, "og:type article on a service page does not make it one block of prose"
+
+
+def test_the_declared_body_is_the_content_however_much_else_the_page_says():
+    story = f"<div itemprop='articleBody'>{KETTLE_PROSE * 2}</div>"
+    readers = "<ul>" + "".join(f"<li>Letter {n}: mine hums, hisses and clicks off.</li>" for n in range(40)) + "</ul>"
+    page = f"<main><article><h1>Kettles</h1>{story}</article><section class='letters'><h2>Letters</h2>{readers}</section></main>"
+    text = markdown(page, ARTICLE_TYPE)
+    assert "boils a litre" in text
+    assert "Letter 5" not in text

@@ -370,15 +370,19 @@ def _paragraph_text(element: Element) -> str:
 
 MIN_CONTENT_CHARS = 100
 SECTIONS_SHARE = 0.35
+ARTICLE_SHARE = 0.2
 
 
 def main_content(body: Element, *, article: bool = False) -> Element | None:
     """The element (or a new ``div`` of siblings) holding the main content, or ``None`` for the page.
 
-    ``None`` when nothing reads like content, and also when a page that does not declare itself an
-    ``article`` has its best candidate hold less than ``SECTIONS_SHARE`` of its text: product,
-    service, listing and documentation pages are sequences of sections, not one block of prose,
-    and a single candidate would keep one section and drop the rest. A page without a ``main``
+    ``None`` when nothing reads like content, and also when the best candidate holds less than
+    ``SECTIONS_SHARE`` of the page's text: product, service, listing and documentation pages are
+    sequences of sections, not one block of prose, and a single candidate would keep one section
+    and drop the rest. A page that declares itself an ``article`` is held to ``ARTICLE_SHARE``
+    (CMSs declare every page an article, listings and service pages too; a real article's block
+    holds far more than that of what boilerplate removal leaves), and a candidate in or around
+    the body the page declares (``itemprop=articleBody``) to nothing. A page without a ``main``
     landmark keeps its candidate anyway when it is running text that holds that share of what the
     page says outside its links (``_holds_the_words``). An inline element (a ``small`` byline
     whose class says ``text``) is never the candidate, its block is.
@@ -409,13 +413,15 @@ def main_content(body: Element, *, article: bool = False) -> Element | None:
     top = max((element for element in scores if element.tag not in INLINE), key=scores.__getitem__, default=body)
     if top is body or scores[top] <= 0:
         return None
-    top = _declared_body(top, measures) or _widen(top, scores, measures)
+    declared = _declared_body(top, measures)
+    top = declared or _widen(top, scores, measures)
     if measures.chars.get(top, 0) < MIN_CONTENT_CHARS:
         return None
     parent = measures.parent.get(top)
     if parent is None:
         return top
-    one_section = not article and measures.chars.get(top, 0) < SECTIONS_SHARE * measures.chars.get(body, 0)
+    share = measures.chars.get(top, 0) / measures.chars.get(body, 1)
+    one_section = declared is None and share < (ARTICLE_SHARE if article else SECTIONS_SHARE)
     if one_section and (_main_landmark(body, measures) is not None or not _holds_the_words(top, body, measures)):
         return None
     threshold = max(10.0, scores.get(top, 0) * 0.2)
@@ -484,17 +490,22 @@ def _widen(top: Element, scores: dict[Element, float], measures: Measures) -> El
 
 
 def _declared_body(top: Element, measures: Measures) -> Element | None:
-    """The ancestor the page marks as its article's body (schema.org's ``itemprop=articleBody``), if any.
+    """The element the page marks as its article's body (schema.org's ``itemprop=articleBody``)
+    around ``top`` or inside it, if any.
 
     News sites split the body into chunks around embeds and ads; the markup still says where it
     all is.
     """
     node: Element | None = top
     while node is not None and node.tag not in ("body", "html"):
-        if (node.get("itemprop") or "").strip().lower() == "articlebody":
+        if _is_declared_body(node):
             return node
         node = measures.parent.get(node)
-    return None
+    return next((element for element in top.iter() if _is_declared_body(element)), None)
+
+
+def _is_declared_body(element: Element) -> bool:
+    return (element.get("itemprop") or "").strip().lower() == "articlebody"
 
 
 def _is_inside(element: Element, ancestor: Element, measures: Measures) -> bool:
