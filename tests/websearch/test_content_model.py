@@ -377,3 +377,21 @@ def test_the_declared_body_is_the_content_however_much_else_the_page_says():
     text = markdown(page, ARTICLE_TYPE)
     assert "boils a litre" in text
     assert "Letter 5" not in text
+
+
+def test_a_class_word_on_every_block_is_what_the_page_is_built_of_not_boilerplate():
+    def widget(inner: str) -> str:
+        return f"<div class='elementor-widget'><div class='elementor-widget-container'>{inner}</div></div>"
+
+    blocks = [
+        widget(
+            f"<h2>App {n}</h2><p>Score {n} of 10.</p><ul><li>Price: {n} dollars a month</li><li>Levels: A1 to B{n}</li></ul>"
+        )
+        for n in range(6)
+    ]
+    blocks.insert(3, widget(DOC_PROSE))
+    text = markdown(f"<main><article><h1>Language apps</h1>{''.join(blocks)}</article></main>", ARTICLE_TYPE)
+    assert "## App 4" in text
+    assert "- Levels: A1 to B4" in text
+    aside = "<div class='widget'><h3>Archives</h3><ul><li>May</li><li>June</li></ul></div>"
+    assert "Archives" not in markdown(f"<main><article>{DOC_PROSE * 3}{aside}</article></main>", ARTICLE_TYPE)

@@ -351,9 +351,9 @@ class Measures:
         return self.link_chars.get(element, 0) / chars if chars else 0.0
 
 
-def _class_weight(element: Element) -> int:
+def _class_weight(element: Element, negative: frozenset[str] = NEGATIVE) -> int:
     words = _words(element)
-    return (25 if words & POSITIVE else 0) - (25 if words & NEGATIVE else 0)
+    return (25 if words & POSITIVE else 0) - (25 if words & negative else 0)
 
 
 def _own_text(element: Element) -> str:
@@ -539,6 +539,7 @@ def clean(content: Element, *, article: bool) -> None:
     measures = Measures(content)
     total = measures.chars.get(content, 0)
     reads_as_article = article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * total
+    negative = NEGATIVE - _building_blocks(content, measures)
     for element in list(_outside_code(content)):
         if element.tag not in CLEANED or element is content or measures.parent.get(element) is content:
             continue
@@ -547,12 +548,31 @@ def clean(content: Element, *, article: bool) -> None:
         parent = measures.parent.get(element)
         if parent is None or not _is_inside(element, content, measures):
             continue
-        if _looks_like_boilerplate(element, measures, article=reads_as_article):
+        if _looks_like_boilerplate(element, measures, article=reads_as_article, negative=negative):
             remove_keeping_tail(parent, element)
     for heading in [e for e in content.iter() if e.tag in HEADINGS]:
         parent = measures.parent.get(heading)
-        if parent is not None and (_class_weight(heading) < 0 or _share_linking_away(heading, measures) > 0.33):
+        if parent is not None and (
+            _class_weight(heading, negative) < 0 or _share_linking_away(heading, measures) > 0.33
+        ):
             remove_keeping_tail(parent, heading)
+
+
+def _building_blocks(content: Element, measures: Measures) -> frozenset[str]:
+    """Negative class words that label ``FAMILY_SHARE`` of the content: what it is built of, not boilerplate.
+
+    Page builders name every block of a page alike (Elementor's ``elementor-widget-container``):
+    a word on most of the content says nothing about any one block.
+    """
+    held: Counter[str] = Counter()
+    for element in _outside_code(content):
+        words = _words(element) & NEGATIVE
+        if words:
+            parent = measures.parent.get(element)
+            for word in words - (_words(parent) if parent is not None else _NO_WORDS):
+                held[word] += measures.chars.get(element, 0)
+    total = measures.chars.get(content, 0)
+    return frozenset(word for word, chars in held.items() if chars >= FAMILY_SHARE * total)
 
 
 def _outside_code(root: Element) -> Iterator[Element]:
@@ -708,8 +728,8 @@ def _a_written_link(element: Element, measures: Measures) -> bool:
     return len(anchors) == 1 and _enclosing(anchors[0], "p", measures, within=element) is not None
 
 
-def _looks_like_boilerplate(element: Element, measures: Measures, *, article: bool) -> bool:
-    weight = _class_weight(element)
+def _looks_like_boilerplate(element: Element, measures: Measures, *, article: bool, negative: frozenset[str]) -> bool:
+    weight = _class_weight(element, negative)
     if article and weight < 0 and not _is_prose(element, measures):
         return True
     text = _paragraph_text(element)
