@@ -395,3 +395,9 @@ def test_a_class_word_on_every_block_is_what_the_page_is_built_of_not_boilerplat
     assert "- Levels: A1 to B4" in text
     aside = "<div class='widget'><h3>Archives</h3><ul><li>May</li><li>June</li></ul></div>"
     assert "Archives" not in markdown(f"<main><article>{DOC_PROSE * 3}{aside}</article></main>", ARTICLE_TYPE)
+
+
+def test_nothing_inside_code_is_taken_for_boilerplate_by_its_class():
+    code = "<pre><code><span class='hljs-comment'># stage every file</span>\ngit add -A</code></pre>"
+    text = markdown(f"<main><article><h1>Git</h1>{DOC_PROSE}{code}{DOC_PROSE}</article></main>")
+    assert "# stage every file\ngit add -A" in text

@@ -84,3 +84,10 @@ def test_what_a_list_holds_besides_items_is_shown_as_a_browser_shows_it(parser):
         "<li>Percale</li><ul><li>Washed</li></ul></ul>"
     )
     assert render(html, parser=parser) == "Luxe Sateen\n\n480 TC\n- Percale\n  - Washed"
+
+
+def test_a_block_inside_an_inline_or_custom_element_is_still_a_block(parser):
+    code = "<span class='hljs-comment'># initialize</span>\ngit init"
+    html = f"<p>Start with:</p><copyable-code><button>Copy</button><pre><code class='language-bash'>{code}</code></pre></copyable-code>"
+    assert render(html, parser=parser) == "Start with:\n\n```bash\n# initialize\ngit init\n```"
+    assert render("<span>One <div>Two</div> three</span>", parser=parser) == "One\n\nTwo\n\nthree"

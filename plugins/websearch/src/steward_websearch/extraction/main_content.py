@@ -215,7 +215,8 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
                 ):
                     suspects.append((parent, child, named))
                     continue
-            stack.append(child)
+            if child.tag not in CODE:
+                stack.append(child)
     family_chars: Counter[frozenset[str]] = Counter()
     for _, child, named in suspects:
         family_chars[named] += measures.chars.get(child, 0)

@@ -24,8 +24,10 @@ class Renderer:
         self.base_url = base_url
         self.markdown = markdown
         self.hard_break = "  \n" if markdown else "\n"
+        self._holding_blocks: set[Element] = set()
 
     def render(self, root: Element) -> str:
+        self._holding_blocks = _holding_blocks(root)
         blocks: list[str] = []
         self._blocks(root, blocks)
         text = "\n\n".join(block for block in blocks if block.strip())
@@ -53,6 +55,9 @@ class Renderer:
                 inline.append(BREAK)
             elif tag == "img":
                 inline.append(self._image(child))
+            elif child in self._holding_blocks:
+                flush()
+                self._blocks(child, out, depth)
             elif tag and tag not in NEVER_TEXT:
                 inline.append(self._inline(child))
             if child.tail:
@@ -210,6 +215,17 @@ class Renderer:
             return ""
         alt = alt.replace("[", "\\[").replace("]", "\\]")
         return f" ![{alt}]({urljoin(self.base_url, source).replace(' ', '%20').replace(')', '%29')}) "
+
+
+def _holding_blocks(root: Element) -> set[Element]:
+    """Inline (or unknown, custom) elements that hold a block: a browser lays the block out as a
+    block all the same (``<copyable-code><pre>…</pre></copyable-code>``)."""
+    holding: set[Element] = set()
+    for element in reversed(list(root.iter())):
+        inline = element.tag not in BLOCKS and element.tag not in NEVER_TEXT
+        if inline and any(child in holding or child.tag in BLOCKS for child in element):
+            holding.add(element)
+    return holding
 
 
 def _code_text(element: Element) -> str:
