@@ -91,3 +91,9 @@ def test_a_block_inside_an_inline_or_custom_element_is_still_a_block(parser):
     html = f"<p>Start with:</p><copyable-code><button>Copy</button><pre><code class='language-bash'>{code}</code></pre></copyable-code>"
     assert render(html, parser=parser) == "Start with:\n\n```bash\n# initialize\ngit init\n```"
     assert render("<span>One <div>Two</div> three</span>", parser=parser) == "One\n\nTwo\n\nthree"
+
+
+def test_bold_split_across_elements_is_one_run_of_bold(parser):
+    assert render("<h2><b>Game D</b><b>ay parties</b></h2>", parser=parser) == "## **Game Day parties**"
+    assert render("<p>Rated ****, <b>twice</b></p>", markdown=False, parser=parser) == "Rated ****, twice"
+    assert render("<p>Rated ****</p>", parser=parser) == "Rated \\*\\*\\*\\*"

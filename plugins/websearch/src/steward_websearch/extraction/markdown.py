@@ -17,6 +17,8 @@ _SPACES = re.compile(r"[ \t\n\r\f]+")
 BREAK = "\x00"
 """Where a ``<br>`` was: the only line break inside a block (NUL never survives parsing as text)."""
 _ESCAPE = re.compile(r"([\\`*_\[\]])")
+_TOUCHING_STRONG = re.compile(r"(?<![\\*])\*\*\*\*(?!\*)")
+"""Where one ``<strong>`` ends and the next begins (``<b>Game D</b><b>ay</b>``): one run of bold."""
 
 
 class Renderer:
@@ -105,6 +107,7 @@ class Renderer:
 
     def _lines(self, text: str) -> str:
         """Inline text as a block: spaces collapsed as a browser does, a line break only per ``<br>``."""
+        text = self._join_touching(text)
         if BREAK not in text:
             return _SPACES.sub(" ", text).strip()
         lines = (_SPACES.sub(" ", line).strip() for line in text.split(BREAK))
@@ -163,7 +166,11 @@ class Renderer:
     # inline
     def _inline_text(self, element: Element) -> str:
         """One line: headings and table cells have no line breaks."""
-        return _SPACES.sub(" ", self._inline(element, top=True).replace(BREAK, " ")).strip()
+        text = self._join_touching(self._inline(element, top=True))
+        return _SPACES.sub(" ", text.replace(BREAK, " ")).strip()
+
+    def _join_touching(self, text: str) -> str:
+        return _TOUCHING_STRONG.sub("", text) if self.markdown else text
 
     def _inline(self, element: Element, top: bool = False) -> str:
         tag = element.tag if isinstance(element.tag, str) else ""
