@@ -97,3 +97,11 @@ def test_bold_split_across_elements_is_one_run_of_bold(parser):
     assert render("<h2><b>Game D</b><b>ay parties</b></h2>", parser=parser) == "## **Game Day parties**"
     assert render("<p>Rated ****, <b>twice</b></p>", markdown=False, parser=parser) == "Rated ****, twice"
     assert render("<p>Rated ****</p>", parser=parser) == "Rated \\*\\*\\*\\*"
+
+
+def test_a_table_that_lays_the_page_out_is_read_as_its_blocks(parser):
+    quote = "<table><tr><td><p>“Give us a big booster,” he said.</p><p>— T. Stafford</p></td></tr></table>"
+    assert render(quote, parser=parser) == "“Give us a big booster,” he said.\n\n— T. Stafford"
+    grid = "<table><tr><td><h2>Menu</h2></td></tr><tr><td><table><tr><th>Tea</th><th>°C</th></tr>"
+    grid += "<tr><td>Sencha</td><td>75</td></tr></table></td></tr></table>"
+    assert render(grid, parser=parser) == "## Menu\n\n| Tea | °C |\n| --- | --- |\n| Sencha | 75 |"

@@ -93,9 +93,15 @@ class Renderer:
                     "\n".join(("> " + line) if line else ">" for line in text.split("\n")) if self.markdown else text
                 )
         elif tag == "table":
-            table = self._table(element)
-            if table:
-                out.append(table)
+            rows = _rows(element)
+            if _is_layout(element, rows):
+                for row in rows:
+                    for cell in row:
+                        self._blocks(cell, out, depth)
+            else:
+                table = self._table(rows)
+                if table:
+                    out.append(table)
         elif tag == "hr":
             if self.markdown:
                 out.append("---")
@@ -147,10 +153,10 @@ class Renderer:
                 lines.extend(self._list(child, child.tag == "ol", level + 1))
         return lines
 
-    def _table(self, element: Element) -> str:
+    def _table(self, table_rows: list[list[Element]]) -> str:
         rows = []
-        for row in element.iter("tr"):
-            cells = [self._inline_text(cell).replace("|", "\\|") for cell in row if cell.tag in ("td", "th")]
+        for row in table_rows:
+            cells = [self._inline_text(cell).replace("|", "\\|") for cell in row]
             if any(cells):
                 rows.append(cells)
         if not rows:
@@ -222,6 +228,30 @@ class Renderer:
             return ""
         alt = alt.replace("[", "\\[").replace("]", "\\]")
         return f" ![{alt}]({urljoin(self.base_url, source).replace(' ', '%20').replace(')', '%29')}) "
+
+
+def _rows(table: Element) -> list[list[Element]]:
+    """The cells of ``table``'s own rows (not those of a table nested in one of its cells)."""
+    rows = []
+    for child in table:
+        for row in [child] if child.tag == "tr" else [r for r in child if r.tag == "tr"]:
+            rows.append([cell for cell in row if cell.tag in ("td", "th")])
+    return rows
+
+
+def _is_layout(table: Element, rows: list[list[Element]]) -> bool:
+    """A table that lays a page out rather than holding data: one row, one column without a
+    header cell, or tables inside.
+
+    Its cells are read as the blocks they hold; as a Markdown table, every paragraph of a cell
+    would be crushed into one line of one cell.
+    """
+    filled = [row for row in rows if any("".join(cell.itertext()).strip() for cell in row)]
+    if len(filled) <= 1:
+        return True
+    if max(len(row) for row in filled) == 1 and not any(cell.tag == "th" for row in filled for cell in row):
+        return True
+    return any(cell.find(".//table") is not None for row in rows for cell in row)
 
 
 def _holding_blocks(root: Element) -> set[Element]:
