@@ -17,6 +17,8 @@ _SPACES = re.compile(r"[ \t\n\r\f]+")
 BREAK = "\x00"
 """Where a ``<br>`` was: the only line break inside a block (NUL never survives parsing as text)."""
 _ESCAPE = re.compile(r"([\\`*_\[\]])")
+_INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
+"""Zero-width characters: a block of nothing else shows nothing (inside text they join emoji)."""
 _TOUCHING_STRONG = re.compile(r"(?<![\\*])\*\*\*\*(?!\*)")
 """Where one ``<strong>`` ends and the next begins (``<b>Game D</b><b>ay</b>``): one run of bold."""
 
@@ -32,8 +34,11 @@ class Renderer:
         self._holding_blocks = _holding_blocks(root)
         blocks: list[str] = []
         self._blocks(root, blocks)
-        text = "\n\n".join(block for block in blocks if block.strip())
-        return re.sub(r"\n{3,}", "\n\n", text).strip()
+        shown: list[str] = []
+        for block in blocks:
+            if _INVISIBLE.sub("", block).strip() and not (shown and block == shown[-1]):
+                shown.append(block)
+        return re.sub(r"\n{3,}", "\n\n", "\n\n".join(shown)).strip()
 
     # blocks
     def _blocks(self, element: Element, out: list[str], depth: int = 0) -> None:
