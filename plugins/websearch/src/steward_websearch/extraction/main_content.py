@@ -232,12 +232,12 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     """Drop what never renders text, then (``furniture``) the page's furniture, then what is hidden.
 
     Furniture is what its tag or role says is navigation, a banner, an aside, a footer or a
-    dialog, and figure captions. A dialog inside the ``main`` landmark, and the ``aside`` it slides in, are not
-    furniture unless the page is an ``article``: shops put the size guide and the product details
-    in drawers opened on demand, where an article's dialogs are the site's (republish this story,
-    sign up). Hidden is
-    ``hidden``, ``display: none``, ``visibility: hidden``, or a class that only hides (``hide``,
-    ``d-none``; not ``hidden md:block``, which shows from a screen size up).
+    dialog, and figure captions. A dialog inside the ``main`` landmark, and the ``aside`` it
+    slides in, are not furniture unless the page is an ``article``: shops put the size guide and
+    the product details in drawers opened on demand, where an article's dialogs are the site's
+    (republish this story, sign up). Hidden is ``hidden``, ``display: none``, ``visibility:
+    hidden``, or a class that only hides (``hide``, ``d-none``; not ``hidden md:block``, which
+    shows from a screen size up).
 
     Hidden is kept when it is content waiting for JavaScript: shops and landing pages ship their
     whole content under ``display: none`` and reveal it once loaded (a hidden element holding half
