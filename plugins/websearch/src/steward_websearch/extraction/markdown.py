@@ -34,10 +34,7 @@ class Renderer:
         self._holding_blocks = _holding_blocks(root)
         blocks: list[str] = []
         self._blocks(root, blocks)
-        shown: list[str] = []
-        for block in blocks:
-            if _INVISIBLE.sub("", block).strip() and not (shown and block == shown[-1]):
-                shown.append(block)
+        shown = [block for block in blocks if _INVISIBLE.sub("", block).strip()]
         return re.sub(r"\n{3,}", "\n\n", "\n\n".join(shown)).strip()
 
     # blocks
