@@ -271,7 +271,7 @@ def _drawers(root: Element) -> set[Element]:
     """Dialogs inside the ``main`` landmark: the size guide, the product details, opened on demand."""
     found: set[Element] = set()
     for main in root.iter():
-        if main.tag == "main" or (main.get("role") or "").lower() == "main":
+        if _is_main(main):
             found.update(
                 element
                 for element in main.iter()
@@ -450,9 +450,13 @@ def landmark(body: Element) -> Element:
 def _main_landmark(body: Element, measures: Measures) -> Element | None:
     total = measures.chars.get(body, 0)
     for element in body.iter():
-        if element.tag == "main" or (element.get("role") or "").lower() == "main":
+        if _is_main(element):
             return element if measures.chars.get(element, 0) >= LANDMARK_SHARE * total else None
     return None
+
+
+def _is_main(element: Element) -> bool:
+    return element.tag == "main" or (element.get("role") or "").lower() == "main"
 
 
 def _holds_the_words(top: Element, body: Element, measures: Measures) -> bool:
@@ -745,14 +749,15 @@ def _looks_like_boilerplate(element: Element, measures: Measures, *, article: bo
         return True
     if element.tag not in ("ul", "ol") and items > paragraphs:
         return True
+    written_link = _a_written_link(element, measures)
     if (
         length < 25
         and (images == 0 or images > 2)
         and element.tag not in ("table", "dl")
         and not _holds(element, CODE | HEADINGS)
-        and not _a_written_link(element, measures)
+        and not written_link
     ):
         return True
-    if weight < 25 and density > 0.33 and not _a_written_link(element, measures):
+    if weight < 25 and density > 0.33 and not written_link:
         return True
     return weight >= 25 and density > 0.5
