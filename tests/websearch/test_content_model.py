@@ -64,6 +64,16 @@ def test_a_hidden_menu_is_still_dropped():
     assert "Category number" not in text
 
 
+def test_a_hidden_listing_holding_the_page_is_content_waiting_for_javascript():
+    cards = "".join(
+        f"<li><a href='/item/{n}'>Kettle model {n}</a><p>Steel, {n + 2} min</p><span>In stock</span></li>"
+        for n in range(12)
+    )
+    text = markdown(f"{NAV}<div style='display:none'><h1>Kettles</h1><ul>{cards}</ul></div>")
+    assert "Kettle model 11" in text, "shops ship the grid hidden and show it once loaded"
+    assert "Steel, 13 min" in text
+
+
 def test_prose_under_a_layout_word_is_kept_but_not_under_comments():
     intro = (
         "<div class='layout__header'><p>The WebSocket object provides the API for creating and managing a"

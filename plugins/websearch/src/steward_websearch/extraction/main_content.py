@@ -241,7 +241,8 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
 
     Hidden is kept when it is content waiting for JavaScript: shops and landing pages ship their
     whole content under ``display: none`` and reveal it once loaded (a hidden element holding half
-    the page's text that is not a menu, mostly links), and tabs and accordions hide descriptions and
+    the page's text that is not a menu: a grid of products can be half links, a menu is more,
+    ``MENU_LINK_SHARE``), and tabs and accordions hide descriptions and
     specifications the same way (a hidden element that is prose, few of its words links, or that
     holds a table of figures).
     """
@@ -262,9 +263,12 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
             return False
         if _is_prose(child, measures) or _is_data(child, measures):
             return False
-        return not _holds_the_page(child, measures, total) or measures.link_density(child) > 0.3
+        return not _holds_the_page(child, measures, total) or measures.link_density(child) > MENU_LINK_SHARE
 
     _drop_where(root, hidden)
+
+
+MENU_LINK_SHARE = 0.5
 
 
 def _drawers(root: Element) -> set[Element]:
