@@ -242,9 +242,8 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     Hidden is kept when it is content waiting for JavaScript: shops and landing pages ship their
     whole content under ``display: none`` and reveal it once loaded (a hidden element holding half
     the page's text that is not a menu: a grid of products can be half links, a menu is more,
-    ``MENU_LINK_SHARE``), and tabs and accordions hide descriptions and
-    specifications the same way (a hidden element that is prose, few of its words links, or that
-    holds a table of figures).
+    ``MENU_LINK_SHARE``), and tabs and accordions hide descriptions and specifications the same
+    way (a hidden element that is prose, few of its words links, or that holds a table of figures).
     """
     drawers = set() if article or not furniture else _drawers(root)
     drawers.update([element for drawer in drawers for element in drawer.iter("aside")])
