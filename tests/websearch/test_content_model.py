@@ -365,6 +365,19 @@ def test_links_drawn_as_buttons_are_controls_not_text():
     assert "Start your free trial" not in text
 
 
+def test_loading_placeholders_are_not_text_but_a_sentence_about_loading_is():
+    page = (
+        f"<main><h1>Kettle descaling</h1>{KETTLE_PROSE}<div class='reviews'><div>Loading...</div></div>"
+        "<span>Loading…</span><div>LOADING</div>"
+        "<p>Loading the kettle past the line makes it spit when it boils.</p></main>"
+    )
+    text = markdown(page)
+    assert "Loading..." not in text
+    assert "Loading…" not in text
+    assert "LOADING" not in text
+    assert "Loading the kettle past the line" in text
+
+
 def test_a_page_that_calls_every_page_an_article_is_still_read_by_its_sections():
     services = "".join(
         f"<section class='band band-{n}'><div class='inner'><h2>Service {n}</h2><ul><li>Plan {n} covers ants</li>"

@@ -226,6 +226,7 @@ def _html(
         main_content.clean(content, article=article)
     if main_content_only:
         main_content.drop_controls(content)
+        main_content.drop_placeholders(content)
         main_content.drop_repeated_labels(content)
         main_content.drop_second_copies(content)
     _drop_title_heading(content, metadata.get("title", ""))

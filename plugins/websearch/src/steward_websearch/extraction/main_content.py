@@ -618,6 +618,25 @@ def drop_controls(content: Element) -> None:
 CONTROLS = frozenset({"btn", "button"})
 
 
+def drop_placeholders(content: Element) -> None:
+    """Drop "Loading…" placeholders: what a page shows until its script puts the real thing there.
+
+    A reader who waits never sees them, and an extractor that does not run the script has nothing
+    to put in their place. Only an element that says nothing else is one (``PLACEHOLDER``); a
+    sentence that mentions loading is text.
+    """
+    _drop_where(
+        content,
+        lambda child, tag: (
+            tag in PLACEHOLDER_TAGS and not len(child) and bool(PLACEHOLDER.fullmatch((child.text or "").strip()))
+        ),
+    )
+
+
+PLACEHOLDER = re.compile(r"loading(?:\s*(?:\.{1,3}|…))?", re.IGNORECASE)
+PLACEHOLDER_TAGS = BLOCKS | INLINE
+
+
 def drop_repeated_labels(content: Element) -> None:
     """Drop short texts the page's template repeats: the "Joined", "Reply" and "Add to cart" of every post or item.
 
