@@ -378,6 +378,29 @@ def test_loading_placeholders_are_not_text_but_a_sentence_about_loading_is():
     assert "Loading the kettle past the line" in text
 
 
+STRIP = "<div class='strip'><p>Deliver to 67346</p><p>Sale ends Sunday: 20 % off with a coupon code</p></div>"
+PLANS = "".join(
+    f"<section><h2>Plan {n}</h2><ul><li>Plan {n} covers the kettle for {n + 1} years</li>"
+    f"<li>Plan {n} replaces the lid for free</li></ul></section>"
+    for n in range(12)
+)
+
+
+def test_the_content_starts_at_its_title_but_keeps_what_stands_beside_it():
+    heading = "<div class='heading'><p>Kitchen · Kettles</p><h1>The Quiet Kettle</h1></div>"
+    text = markdown(f"<main>{STRIP}<div class='page'>{heading}{PLANS}</div></main>")
+    assert "Deliver to" not in text
+    assert "Sale ends" not in text
+    assert "Kitchen · Kettles" in text, "a kicker beside the title is part of it"
+    assert "## Plan 11" in text
+
+
+def test_without_one_title_nothing_above_a_heading_goes():
+    parts = "".join(f"<section><h1>Part {n}</h1>{PLANS}</section>" for n in (1, 2))
+    text = markdown(f"<main>{STRIP}<div class='paper'>{parts}</div></main>")
+    assert "Sale ends Sunday" in text, "a page heading each part with an h1 has no one title"
+
+
 def test_a_page_that_calls_every_page_an_article_is_still_read_by_its_sections():
     services = "".join(
         f"<section class='band band-{n}'><div class='inner'><h2>Service {n}</h2><ul><li>Plan {n} covers ants</li>"

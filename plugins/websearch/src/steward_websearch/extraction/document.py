@@ -229,6 +229,7 @@ def _html(
         main_content.drop_placeholders(content)
         main_content.drop_repeated_labels(content)
         main_content.drop_second_copies(content)
+        main_content.drop_before_title(content)
     _drop_title_heading(content, metadata.get("title", ""))
     markdown = Renderer(base, markdown=True).render(content)
     text = Renderer(base, markdown=False).render(content)

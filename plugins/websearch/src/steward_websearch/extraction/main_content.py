@@ -725,6 +725,48 @@ LABEL_REPEATS = 3
 LABELS_KEPT = frozenset({"p", "blockquote", "td", "th", "tr", "code", "pre", "h1", "h2", "h3", "h4", "h5", "h6"})
 
 
+def drop_before_title(content: Element) -> None:
+    """Drop what the content holds above its title, the one ``h1``: the header of the page around it.
+
+    Breadcrumbs, promotion bars, "Deliver to" and sale banners sit above the title inside the
+    block that holds the page; the content starts at its title. What stands beside the title in
+    its own block stays (a kicker, a category line, a date); so does everything when the content
+    has no single ``h1`` (a paper heading each section with one has no one title) or when what
+    comes first is more than ``BEFORE_TITLE_SHARE`` of the content (an introduction, not a header).
+    """
+    titles = list(content.iter("h1"))
+    if len(titles) != 1:
+        return
+    measures = Measures(content)
+    blocks: list[Element] = []
+    node = measures.parent.get(titles[0])
+    while node is not None and node is not content:
+        blocks.append(node)
+        node = measures.parent.get(node)
+    if node is None:
+        return
+    before = sum(
+        len((measures.parent[block].text or "").strip())
+        + sum(measures.chars.get(sibling, 0) for sibling in _preceding(block, measures))
+        for block in blocks
+    )
+    if before > BEFORE_TITLE_SHARE * measures.chars.get(content, 0):
+        return
+    for block in blocks:
+        parent = measures.parent[block]
+        parent.text = None
+        for sibling in _preceding(block, measures):
+            parent.remove(sibling)
+
+
+BEFORE_TITLE_SHARE = 0.1
+
+
+def _preceding(element: Element, measures: Measures) -> list[Element]:
+    siblings = list(measures.parent[element])
+    return siblings[: siblings.index(element)]
+
+
 def _is_prose(element: Element, measures: Measures) -> bool:
     """Several sentences of running text, few of them links: content, whatever its class says."""
     return measures.prose_chars.get(element, 0) >= PROSE_CHARS and measures.link_density(element) < 0.25
