@@ -2,7 +2,8 @@
 
 A library of its own: it imports nothing from ``steward``, so it can be used, tested and
 benchmarked apart from the host. ``extract(body, url=, content_type=)`` is the entry point;
-``parse`` builds the tree, ``main_content`` finds what a reader came for, ``markdown`` renders it.
+``parse`` builds the tree, ``streaming`` puts the parts a React page streams where its scripts
+would, ``main_content`` finds what a reader came for, ``markdown`` renders it.
 """
 
 from steward_websearch.extraction.document import (

@@ -1,9 +1,10 @@
 """Clean, compact content out of a fetched body, chosen by its declared Content-Type.
 
-- HTML and XHTML are parsed the way browsers parse (``parse``, broken markup included), the
-  main content is found (``main_content``) and rendered as Markdown (``markdown``), with title,
-  byline, date, language and description as metadata. With no recognisable main content, the
-  whole body minus boilerplate is returned.
+- HTML and XHTML are parsed the way browsers parse (``parse``, broken markup included), with
+  the parts a React page streams put in place (``streaming``); the main content is found
+  (``main_content``) and rendered as Markdown (``markdown``), with title, byline, date, language
+  and description as metadata. With no recognisable main content, the whole body minus
+  boilerplate is returned.
 - JSON is validated and pretty-printed (a caller's jq program runs apart: ``jq_program``).
 - text/plain, text/markdown and text/csv come back as they are.
 - Anything else is :class:`UnsupportedContent`. The body is sniffed only to catch a lie (a PDF
@@ -25,7 +26,7 @@ from xml.etree.ElementTree import Element
 
 import msgspec
 
-from steward_websearch.extraction import main_content
+from steward_websearch.extraction import main_content, streaming
 from steward_websearch.extraction.markdown import Renderer
 from steward_websearch.extraction.parse import parse_html
 
@@ -206,7 +207,8 @@ def _html(
     body: bytes, url: str, kind: str, charset: str | None, *, main_content_only: bool, with_html: bool
 ) -> Document:
     source = decode(body, charset, html=True)
-    root = parse_html(source)
+    root = parse_html(streaming.drop_fallbacks(source))
+    streaming.place_streamed_parts(root)
     base = _base_url(root, url)
     metadata = _metadata(root, base)
     links = _links(root, base)

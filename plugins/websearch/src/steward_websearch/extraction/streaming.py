@@ -1,0 +1,138 @@
+"""React's streamed server rendering, put together the way the page's own scripts would.
+
+React 18 and later (Next.js's App Router, Remix, any streaming server renderer) send a page in
+pieces. Where a part is not ready, the server writes a placeholder (``<template id="B:0">``) and
+goes on; the part follows later, near the end of the body, in a hidden ``<div id="S:0">``, with a
+one-line script that moves it into place (``$RC("B:0","S:0")``). A browser runs those scripts as
+they arrive, so a reader sees one page; an extractor that does not run them finds the page's
+content after the footer, hidden, and drops it or reads it out of order. Doing the moves the
+scripts name, in their order, gives the page the reader sees. Nothing else of the scripts is
+run or read.
+
+The moves: ``$RC(boundary, segment)`` and ``$RR(boundary, segment, styles)`` complete a Suspense
+boundary; ``$RS(segment, placeholder)`` fills a placeholder (``<template id="P:1">``) inside
+another part. React's external runtime says the same with attributes of a ``template``
+(``data-rci`` or ``data-rri`` with ``data-bid`` and ``data-sid``; ``data-rsi`` with ``data-sid``
+and ``data-pid``). A boundary completed with an error (a third argument that is a digest) is left
+as it is: the browser renders it on the client, from data the page does not hold.
+"""
+
+from __future__ import annotations
+
+import re
+from xml.etree.ElementTree import Element
+
+_CALL = re.compile(r"""\$R([CRS])\(\s*["']([^"'\\]{1,64})["']\s*,\s*["']([^"'\\]{1,64})["']\s*([,)])""")
+_PENDING = re.compile(
+    r"""<template id="(B:[^"]{1,64})"></template>(?:(?!<!--\$|<template id="B:).){0,65536}?<!--/\$-->""", re.DOTALL
+)
+
+
+def drop_fallbacks(source: str) -> str:
+    """``source`` without the fallbacks (a spinner, "Loading…", a skeleton) of the boundaries it completes.
+
+    React shows a fallback between a boundary's ``template`` and its closing ``<!--/$-->`` comment
+    until the part arrives, then takes it out; the comments are what mark its end, and the parse
+    leaves comments out, so this is done on the source. A fallback that holds another boundary is
+    left alone, and so is the fallback of a boundary the page never completes: that is what the
+    reader sees.
+    """
+    if '<template id="B:' not in source:
+        return source
+    completed = {first for kind, first, _, end in _CALL.findall(source) if kind == "R" or (kind == "C" and end == ")")}
+    completed.update(_COMPLETED_BY_ATTRIBUTE.findall(source))
+    if not completed:
+        return source
+
+    def without_fallback(boundary: re.Match[str]) -> str:
+        return f'<template id="{boundary[1]}"></template><!--/$-->' if boundary[1] in completed else boundary[0]
+
+    return _PENDING.sub(without_fallback, source)
+
+
+_COMPLETED_BY_ATTRIBUTE = re.compile(r'<template\b[^>]*\bdata-r[cr]i\b[^>]*\bdata-bid="([^"]{1,64})"')
+
+
+def place_streamed_parts(root: Element) -> int:
+    """Put every streamed part in its placeholder, as the page's scripts name them; how many were placed.
+
+    All the moves are made in one pass over each element they touch, so a page of many parts costs
+    no more than a page of one.
+    """
+    moves = _moves(root)
+    if not moves:
+        return 0
+    by_id = {element.get("id"): element for element in root.iter() if element.tag in ("div", "template")}
+    parents = {child: parent for parent in root.iter() for child in parent}
+    fills: dict[Element, Element] = {}
+    for segment_id, placeholder_id in moves:
+        segment, placeholder = by_id.pop(segment_id, None), by_id.get(placeholder_id)
+        if segment is None or placeholder is None or segment.tag != "div" or placeholder.tag != "template":
+            continue
+        if segment in parents and placeholder in parents and not _is_within(placeholder, segment, parents):
+            fills[placeholder] = segment
+    placed, segments = len(fills), set(fills.values())
+    for parent in {parents[element] for element in [*segments, *fills]} - segments:
+        _rebuild(parent, fills, segments)
+    return placed
+
+
+def _moves(root: Element) -> list[tuple[str, str]]:
+    """(segment id, placeholder id) of every move, in document order."""
+    moves: list[tuple[str, str]] = []
+    for element in root.iter():
+        if element.tag == "script" and element.text and "$R" in element.text:
+            for kind, first, second, end in _CALL.findall(element.text):
+                if kind == "S":
+                    moves.append((first, second))
+                elif kind == "R" or end == ")":
+                    moves.append((second, first))
+        elif element.tag == "template":
+            if element.get("data-rci") is not None or element.get("data-rri") is not None:
+                moves.append((element.get("data-sid") or "", element.get("data-bid") or ""))
+            elif element.get("data-rsi") is not None:
+                moves.append((element.get("data-sid") or "", element.get("data-pid") or ""))
+    return moves
+
+
+def _is_within(element: Element, ancestor: Element, parents: dict[Element, Element]) -> bool:
+    node: Element | None = element
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = parents.get(node)
+    return False
+
+
+def _rebuild(parent: Element, fills: dict[Element, Element], segments: set[Element]) -> None:
+    """Give ``parent`` its children again, without the parts that move and with each placeholder filled.
+
+    Iterative, as parts can fill placeholders inside parts to any depth.
+    """
+    pending: list[Element | str] = [*reversed(parent)]
+    kept: list[Element] = []
+    parent.text, text = None, parent.text
+    _add_text(kept, parent, text)
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            _add_text(kept, parent, item)
+        elif item in segments:
+            _add_text(kept, parent, item.tail)
+        elif (segment := fills.pop(item, None)) is None:
+            kept.append(item)
+        else:
+            pending.append(item.tail or "")
+            pending.extend(reversed(segment))
+            pending.append(segment.text or "")
+    parent[:] = kept
+
+
+def _add_text(kept: list[Element], parent: Element, text: str | None) -> None:
+    """Add ``text`` after what ``kept`` holds so far: to the tail of its last child, or to ``parent``'s text."""
+    if not text:
+        return
+    if kept:
+        kept[-1].tail = (kept[-1].tail or "") + text
+    else:
+        parent.text = (parent.text or "") + text
