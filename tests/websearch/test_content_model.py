@@ -401,6 +401,18 @@ def test_without_one_title_nothing_above_a_heading_goes():
     assert "Sale ends Sunday" in text, "a page heading each part with an h1 has no one title"
 
 
+def test_a_noscript_asking_for_javascript_is_not_text_but_a_noscript_thread_is():
+    page = (
+        f"<main><h1>Kettle descaling</h1>{KETTLE_PROSE}"
+        "<noscript><p>You must enable JavaScript to shop on this site.</p></noscript>"
+        "<noscript><p>Reply 1: two spoons of citric acid a litre, an hour, and it was quiet again.</p></noscript>"
+        "</main>"
+    )
+    text = markdown(page)
+    assert "enable JavaScript" not in text
+    assert "two spoons of citric acid" in text
+
+
 def test_a_page_that_calls_every_page_an_article_is_still_read_by_its_sections():
     services = "".join(
         f"<section class='band band-{n}'><div class='inner'><h2>Service {n}</h2><ul><li>Plan {n} covers ants</li>"

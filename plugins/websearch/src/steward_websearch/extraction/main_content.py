@@ -231,6 +231,10 @@ FAMILY_SHARE = 0.4
 def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     """Drop what never renders text, then (``furniture``) the page's furniture, then what is hidden.
 
+    A ``noscript`` that asks for JavaScript ("You must enable JavaScript to shop", "You need
+    JavaScript to view the comments") goes with what never renders text: it speaks to the reader's
+    browser, not of the page. Other ``noscript`` is read, as a browser without JavaScript shows it.
+
     Furniture is what its tag or role says is navigation, a banner, an aside, a footer or a
     dialog, and figure captions. A dialog inside the ``main`` landmark, and the ``aside`` it
     slides in, are not furniture unless the page is an ``article``: shops put the size guide and
@@ -249,7 +253,7 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     drawers.update([element for drawer in drawers for element in drawer.iter("aside")])
 
     def unwanted(child: Element, tag: str) -> bool:
-        if not tag or tag.startswith("{") or tag in UNSEEN:
+        if not tag or tag.startswith("{") or tag in UNSEEN or (tag == "noscript" and _asks_for_javascript(child)):
             return True
         return furniture and child not in drawers and (tag in FURNITURE or _is_furniture(child))
 
@@ -268,6 +272,14 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
 
 
 MENU_LINK_SHARE = 0.5
+
+
+def _asks_for_javascript(noscript: Element) -> bool:
+    text = "".join(noscript.itertext())
+    return len(text) <= NOTICE_CHARS and "javascript" in text.lower()
+
+
+NOTICE_CHARS = 300
 
 
 def _drawers(root: Element) -> set[Element]:
