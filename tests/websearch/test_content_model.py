@@ -1,7 +1,7 @@
 """What extraction keeps beyond articles: every post of a thread, a product's sections, a
 documentation page's introduction and code; and what it drops whatever the page calls it."""
 
-from steward_websearch.extraction import extract
+from steward_websearch.extraction import extract, main_content, parse
 
 NAV = "<nav><a href='/'>Home</a> <a href='/shop'>Shop</a> <a href='/help'>Help</a></nav>"
 COOKIES = (
@@ -411,6 +411,32 @@ def test_a_noscript_asking_for_javascript_is_not_text_but_a_noscript_thread_is()
     text = markdown(page)
     assert "enable JavaScript" not in text
     assert "two spoons of citric acid" in text
+
+
+def kept_after_boilerplate(body: str) -> str:
+    root = parse.parse_html(f"<html><body>{body}</body></html>").find("body")
+    main_content.remove_boilerplate(root)
+    return " ".join("".join(root.itertext()).split())
+
+
+def test_the_pages_own_header_is_its_banner_but_an_articles_header_is_content():
+    products = "".join(
+        f"<li><a href='/p{n}'><div>Product {n}</div><div>Storage and compute for team {n}, managed for you.</div></a></li>"
+        for n in range(40)
+    )
+    story = (
+        "<article><header><h1>Kettle descaling</h1><p>Two spoons of citric acid, one hour.</p></header>"
+        f"{KETTLE_PROSE}</article><section><header><h2>Reader tips</h2></header>{KETTLE_PROSE}</section>"
+    )
+    text = kept_after_boilerplate(f"<div class='top'><header><ul>{products}</ul></header></div>{story}")
+    assert "Product 3" not in text, "a header outside article, aside, main, nav and section is the page's banner"
+    assert "Two spoons of citric acid" in text
+    assert "Reader tips" in text
+
+
+def test_a_page_wrapped_whole_in_its_header_keeps_it():
+    text = kept_after_boilerplate(f"<header><h1>Kettle descaling</h1>{KETTLE_PROSE * 3}</header><p>Imprint</p>")
+    assert "boils a litre in three minutes" in text
 
 
 def test_a_page_that_calls_every_page_an_article_is_still_read_by_its_sections():

@@ -239,9 +239,10 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     dialog, and figure captions. A dialog inside the ``main`` landmark, and the ``aside`` it
     slides in, are not furniture unless the page is an ``article``: shops put the size guide and
     the product details in drawers opened on demand, where an article's dialogs are the site's
-    (republish this story, sign up). Hidden is ``hidden``, ``display: none``, ``visibility:
-    hidden``, or a class that only hides (``hide``, ``d-none``; not ``hidden md:block``, which
-    shows from a screen size up).
+    (republish this story, sign up). The page's own ``header`` is its banner (``_banners``) and
+    goes with what is hidden, on the same terms: a page wrapped whole in one keeps it, unless it is
+    a menu. Hidden is ``hidden``, ``display: none``, ``visibility: hidden``, or a class that only
+    hides (``hide``, ``d-none``; not ``hidden md:block``, which shows from a screen size up).
 
     Hidden is kept when it is content waiting for JavaScript: shops and landing pages ship their
     whole content under ``display: none`` and reveal it once loaded (a hidden element holding half
@@ -260,18 +261,38 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     _drop_where(root, unwanted)
     measures = Measures(root)
     total = measures.chars.get(root, 0)
+    banners = _banners(root) if furniture else set()
 
-    def hidden(child: Element, tag: str) -> bool:
-        if not _is_hidden(child):
-            return False
-        if _is_prose(child, measures) or _is_data(child, measures):
+    def hidden_or_banner(child: Element, tag: str) -> bool:
+        if child not in banners and (not _is_hidden(child) or _is_prose(child, measures) or _is_data(child, measures)):
             return False
         return not _holds_the_page(child, measures, total) or measures.link_density(child) > MENU_LINK_SHARE
 
-    _drop_where(root, hidden)
+    _drop_where(root, hidden_or_banner)
 
 
 MENU_LINK_SHARE = 0.5
+
+
+def _banners(root: Element) -> set[Element]:
+    """The page's own ``header``: one outside any ``article``, ``aside``, ``main``, ``nav`` or ``section``.
+
+    That is the header HTML gives the ``banner`` role (an article's ``header`` holds its title and
+    byline, and is content); one that sets a ``role`` of its own is judged by that.
+    """
+    found: set[Element] = set()
+    stack = [(root, False)]
+    while stack:
+        element, inside = stack.pop()
+        for child in element:
+            if child.tag == "header" and not inside and not child.get("role"):
+                found.add(child)
+            else:
+                stack.append((child, inside or child.tag in SECTIONING or _is_main(child)))
+    return found
+
+
+SECTIONING = frozenset({"article", "aside", "main", "nav", "section"})
 
 
 def _asks_for_javascript(noscript: Element) -> bool:
