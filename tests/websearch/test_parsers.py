@@ -57,3 +57,21 @@ def test_both_parsers_give_the_same_documents_on_the_corpora(corpus, monkeypatch
     }
     assert same >= 0.9 * len(truth), f"only {same} of {len(truth)} documents are identical"
     assert abs(f1["lexbor"] - f1["html5lib"]) <= 0.002, f1
+
+
+@pytest.mark.parametrize("parser", ["lexbor", "html5lib"])
+def test_a_frame_left_open_in_a_noscript_does_not_swallow_the_page(parser):
+    html = (
+        '<body><noscript><iframe src="https://tags.example/ns.html" height="0" width="0" /></noscript>'
+        "<main><h1>Intuitive infrastructure</h1><p>Deploy from your repository.</p></main>"
+        "<noscript><p>A thread for readers without JavaScript.</p></noscript></body>"
+    )
+    body = parse.parse_html(html, parser).find("body")
+    assert body.find("main/h1").text == "Intuitive infrastructure", "the page is not the text of an invisible frame"
+    assert body.find("noscript/iframe") is not None
+    assert "A thread for readers without JavaScript." in "".join(body.itertext())
+
+
+def test_a_closed_frame_and_text_outside_noscript_are_left_as_they_are():
+    html = '<noscript><iframe src="/a"></iframe></noscript><p>text</p><iframe src="/b" />'
+    assert parse.close_frames_in_noscript(html) == html

@@ -40,6 +40,7 @@ def parse_html(source: str, parser: Parser = DEFAULT_PARSER) -> Element:
 
     Raises :class:`PageTooComplex` past ``MAX_NESTING`` or ``MAX_ELEMENTS``.
     """
+    source = close_frames_in_noscript(source)
     depth = nesting_depth(source)
     if depth > MAX_NESTING:
         raise PageTooComplex(f"the page nests elements about {depth:,} deep; extraction reads at most {MAX_NESTING:,}")
@@ -49,6 +50,38 @@ def parse_html(source: str, parser: Parser = DEFAULT_PARSER) -> Element:
         _count(sum(1 for _ in root.iter()))
         return root
     return _from_lexbor(LexborHTMLParser(source).root)
+
+
+def close_frames_in_noscript(source: str) -> str:
+    """``source`` with an ``iframe`` left open inside a ``noscript`` closed where the ``noscript`` ends.
+
+    Pages are read as a browser without JavaScript shows them, which parses what a ``noscript``
+    holds; there an ``iframe`` is raw text up to its end tag. Tag managers' snippet
+    (``<noscript><iframe src=… /></noscript>``) writes none: ``/>`` does not close an ``iframe`` in
+    HTML, and the rest of the page became the text of an invisible frame. A browser with
+    JavaScript, which is what readers use, ends the ``noscript`` at ``</noscript>``; so does this.
+    """
+    pieces, position = [], 0
+    while (opening := _NOSCRIPT.search(source, position)) is not None:
+        closing = _END_NOSCRIPT.search(source, opening.end())
+        if closing is None:
+            break
+        inner = source[opening.end() : closing.start()]
+        if _OPEN_FRAME.search(inner) and not _END_FRAME.search(inner):
+            pieces += [source[position : closing.start()], "</iframe>"]
+            position = closing.start()
+        else:
+            pieces.append(source[position : closing.end()])
+            position = closing.end()
+    if not pieces:
+        return source
+    return "".join([*pieces, source[position:]])
+
+
+_NOSCRIPT = re.compile(r"<noscript\b", re.IGNORECASE)
+_END_NOSCRIPT = re.compile(r"</noscript\s*>", re.IGNORECASE)
+_OPEN_FRAME = re.compile(r"<iframe\b", re.IGNORECASE)
+_END_FRAME = re.compile(r"</iframe", re.IGNORECASE)
 
 
 def _count(elements: int) -> None:
