@@ -439,6 +439,43 @@ def test_a_page_wrapped_whole_in_its_header_keeps_it():
     assert "boils a litre in three minutes" in text
 
 
+def reply(number: int) -> str:
+    return (
+        f"<li class='item'><div class='meta'><a href='/u/{number}'>user{number}</a></div>"
+        f"<div class='Message userContent'>Reply {number}: I soaked mine overnight in a litre of water with two"
+        f" spoons of citric acid, rinsed it {number} times, and boiled it empty once before the first cup; the"
+        " scale came off in flakes and the element has stayed clean for a month since, with no taste left in"
+        " the water and no rumble when it boils, which is all I wanted from it.</div></li>"
+    )
+
+
+def test_a_thread_whose_posts_sit_in_different_wrappers_is_read_whole():
+    first = (
+        "<div class='Discussion'><h1>Descaling the Quiet Kettle</h1><div class='Item-Body'><div class='Message userContent'><p>"
+        "The kettle has started to rumble and the water tastes of chalk after a year of hard water, and the"
+        " manual says nothing about descaling; what has worked for you, and how often do you do it now? "
+        "I have tried vinegar once, which left a smell for a week, and a tablet from the shop, which did"
+        " little; the element is white with scale, the filter at the spout is clogged, and the lid no longer"
+        " closes the way it did. Before I buy a new one, I would like to know whether citric acid, lemon or"
+        " something else is worth a try, how long to leave it, and whether boiling it with the acid inside is"
+        " safe for the seals and the plastic of the base.</p></div></div></div>"
+    )
+    replies = "<ul class='Replies'>" + "".join(reply(n) for n in range(1, 4)) + "</ul>"
+    text = markdown(f"{NAV}<div class='Frame'><div class='Content'>{first}{replies}</div></div>")
+    assert "started to rumble" in text
+    assert "Reply 3:" in text, "every post of the family, however each is wrapped"
+
+
+def test_a_family_of_cards_is_not_one():
+    cards = "".join(
+        f"<div class='card'><a href='/k{n}'>The Quiet Kettle, model {n}, in brushed steel</a></div>" for n in range(6)
+    )
+    story = f"<div class='story'><h1>Descaling</h1>{KETTLE_PROSE * 3}</div>"
+    text = markdown(f"<div class='page'>{story}<div class='rail'>{cards}</div></div>")
+    assert "boils a litre in three minutes" in text
+    assert "model 4" not in text
+
+
 def test_a_page_that_calls_every_page_an_article_is_still_read_by_its_sections():
     services = "".join(
         f"<section class='band band-{n}'><div class='inner'><h2>Service {n}</h2><ul><li>Plan {n} covers ants</li>"

@@ -451,7 +451,7 @@ def main_content(body: Element, *, article: bool = False) -> Element | None:
     if top is body or scores[top] <= 0:
         return None
     declared = _declared_body(top, measures)
-    top = declared or _widen(top, scores, measures)
+    top = declared or _widen(_family(top, body, measures), scores, measures)
     if measures.chars.get(top, 0) < MIN_CONTENT_CHARS:
         return None
     parent = measures.parent.get(top)
@@ -510,6 +510,49 @@ STORY_CHARS = 500
 
 
 LANDMARK_SHARE = 0.3
+
+
+def _family(top: Element, body: Element, measures: Measures) -> Element:
+    """The nearest element holding every block named as ``top`` is, when those blocks are written text.
+
+    A thread's posts, a page's sections, an FAQ's answers are blocks alike, each with the class of
+    the others; the best candidate is one of them, and sibling inclusion misses the rest when the
+    template wraps each in wrappers of its own. When two or more other blocks share ``top``'s exact
+    class and most of them are text (``FAMILY_CHARS`` or more, under a quarter of it links), the
+    content is the family: the nearest ancestor that holds them all, unless that is the body or a
+    block of links (``FAMILY_LINK_SHARE``). A family of cards, short and mostly links, is not one.
+    """
+    label = top.get("class")
+    if not label:
+        return top
+    kin = [element for element in body.iter() if element.get("class") == label and element is not top]
+    written = sum(
+        1 for element in kin if measures.chars.get(element, 0) >= FAMILY_CHARS and measures.link_density(element) < 0.25
+    )
+    if len(kin) < 2 or written * 2 < len(kin):
+        return top
+    ancestors: list[Element] = []
+    node: Element | None = top
+    while node is not None:
+        ancestors.append(node)
+        node = measures.parent.get(node)
+    level = {id(ancestor): index for index, ancestor in enumerate(ancestors)}
+    nearest = 0
+    for element in kin:
+        node = element
+        while node is not None and id(node) not in level:
+            node = measures.parent.get(node)
+        if node is None:
+            return top
+        nearest = max(nearest, level[id(node)])
+    holder = ancestors[nearest]
+    if holder.tag in ("body", "html") or measures.link_density(holder) >= FAMILY_LINK_SHARE:
+        return top
+    return holder
+
+
+FAMILY_CHARS = 300
+FAMILY_LINK_SHARE = 0.3
 
 
 def _widen(top: Element, scores: dict[Element, float], measures: Measures) -> Element:
