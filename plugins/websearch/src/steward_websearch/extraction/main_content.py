@@ -261,7 +261,7 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     _drop_where(root, unwanted)
     measures = Measures(root)
     total = measures.chars.get(root, 0)
-    banners = _banners(root) if furniture else set()
+    banners = _banners(root, measures) if furniture else set()
 
     def hidden_or_banner(child: Element, tag: str) -> bool:
         if child not in banners and (not _is_hidden(child) or _is_prose(child, measures) or _is_data(child, measures)):
@@ -274,21 +274,21 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
 MENU_LINK_SHARE = 0.5
 
 
-def _banners(root: Element) -> set[Element]:
+def _banners(root: Element, measures: Measures) -> set[Element]:
     """The page's own ``header``: one outside any ``article``, ``aside``, ``main``, ``nav`` or ``section``.
 
     That is the header HTML gives the ``banner`` role (an article's ``header`` holds its title and
     byline, and is content); one that sets a ``role`` of its own is judged by that.
     """
     found: set[Element] = set()
-    stack = [(root, False)]
-    while stack:
-        element, inside = stack.pop()
-        for child in element:
-            if child.tag == "header" and not inside and not child.get("role"):
-                found.add(child)
-            else:
-                stack.append((child, inside or child.tag in SECTIONING or _is_main(child)))
+    for header in root.iter("header"):
+        if header.get("role"):
+            continue
+        node = measures.parent.get(header)
+        while node is not None and node.tag not in SECTIONING and not _is_main(node):
+            node = measures.parent.get(node)
+        if node is None:
+            found.add(header)
     return found
 
 
@@ -701,6 +701,8 @@ def drop_placeholders(content: Element) -> None:
     to put in their place. Only an element that says nothing else is one (``PLACEHOLDER``); a
     sentence that mentions loading is text.
     """
+    if "loading" not in "".join(content.itertext()).lower():
+        return
     _drop_where(
         content,
         lambda child, tag: (

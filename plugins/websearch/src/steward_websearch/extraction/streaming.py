@@ -59,6 +59,8 @@ def place_streamed_parts(root: Element) -> int:
     All the moves are made in one pass over each element they touch, so a page of many parts costs
     no more than a page of one.
     """
+    if next(root.iter("template"), None) is None:
+        return 0
     moves = _moves(root)
     if not moves:
         return 0
@@ -78,20 +80,20 @@ def place_streamed_parts(root: Element) -> int:
 
 
 def _moves(root: Element) -> list[tuple[str, str]]:
-    """(segment id, placeholder id) of every move, in document order."""
+    """(segment id, placeholder id) of every move: the scripts' in their order, then the templates'."""
     moves: list[tuple[str, str]] = []
-    for element in root.iter():
-        if element.tag == "script" and element.text and "$R" in element.text:
-            for kind, first, second, end in _CALL.findall(element.text):
+    for script in root.iter("script"):
+        if script.text and "$R" in script.text:
+            for kind, first, second, end in _CALL.findall(script.text):
                 if kind == "S":
                     moves.append((first, second))
                 elif kind == "R" or end == ")":
                     moves.append((second, first))
-        elif element.tag == "template":
-            if element.get("data-rci") is not None or element.get("data-rri") is not None:
-                moves.append((element.get("data-sid") or "", element.get("data-bid") or ""))
-            elif element.get("data-rsi") is not None:
-                moves.append((element.get("data-sid") or "", element.get("data-pid") or ""))
+    for template in root.iter("template"):
+        if template.get("data-rci") is not None or template.get("data-rri") is not None:
+            moves.append((template.get("data-sid") or "", template.get("data-bid") or ""))
+        elif template.get("data-rsi") is not None:
+            moves.append((template.get("data-sid") or "", template.get("data-pid") or ""))
     return moves
 
 
