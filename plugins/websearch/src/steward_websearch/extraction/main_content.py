@@ -513,7 +513,7 @@ LANDMARK_SHARE = 0.3
 
 
 def _family(top: Element, body: Element, measures: Measures) -> Element:
-    """The nearest element holding every block named as ``top`` is, when those blocks are written text.
+    """The nearest element that holds every block with ``top``'s class, when those blocks are written text.
 
     A thread's posts, a page's sections, an FAQ's answers are blocks alike, each with the class of
     the others; the best candidate is one of them, and sibling inclusion misses the rest when the
@@ -536,15 +536,15 @@ def _family(top: Element, body: Element, measures: Measures) -> Element:
     while node is not None:
         ancestors.append(node)
         node = measures.parent.get(node)
-    level = {id(ancestor): index for index, ancestor in enumerate(ancestors)}
+    level = {ancestor: index for index, ancestor in enumerate(ancestors)}
     nearest = 0
     for element in kin:
         node = element
-        while node is not None and id(node) not in level:
+        while node is not None and node not in level:
             node = measures.parent.get(node)
         if node is None:
             return top
-        nearest = max(nearest, level[id(node)])
+        nearest = max(nearest, level[node])
     holder = ancestors[nearest]
     if holder.tag in ("body", "html") or measures.link_density(holder) >= FAMILY_LINK_SHARE:
         return top
