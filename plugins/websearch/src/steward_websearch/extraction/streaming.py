@@ -56,8 +56,8 @@ _COMPLETED_BY_ATTRIBUTE = re.compile(r'<template\b[^>]*\bdata-r[cr]i\b[^>]*\bdat
 def place_streamed_parts(root: Element) -> int:
     """Put every streamed part in its placeholder, as the page's scripts name them; how many were placed.
 
-    All the moves are made in one pass over each element they touch, so a page of many parts costs
-    no more than a page of one.
+    All the moves are made in one pass over each element they touch, so the cost grows with the
+    page, not with the number of parts times the size of their parents.
     """
     if next(root.iter("template"), None) is None:
         return 0
