@@ -39,7 +39,7 @@ def drop_fallbacks(source: str) -> str:
     """
     if '<template id="B:' not in source:
         return source
-    completed = {first for kind, first, _, end in _CALL.findall(source) if kind == "R" or (kind == "C" and end == ")")}
+    completed = {placeholder for _, placeholder in _script_moves(source)}
     completed.update(_COMPLETED_BY_ATTRIBUTE.findall(source))
     if not completed:
         return source
@@ -81,20 +81,27 @@ def place_streamed_parts(root: Element) -> int:
 
 def _moves(root: Element) -> list[tuple[str, str]]:
     """(segment id, placeholder id) of every move: the scripts' in their order, then the templates'."""
-    moves: list[tuple[str, str]] = []
-    for script in root.iter("script"):
-        if script.text and "$R" in script.text:
-            for kind, first, second, end in _CALL.findall(script.text):
-                if kind == "S":
-                    moves.append((first, second))
-                elif kind == "R" or end == ")":
-                    moves.append((second, first))
+    moves = [move for script in root.iter("script") if script.text for move in _script_moves(script.text)]
     for template in root.iter("template"):
         if template.get("data-rci") is not None or template.get("data-rri") is not None:
             moves.append((template.get("data-sid") or "", template.get("data-bid") or ""))
         elif template.get("data-rsi") is not None:
             moves.append((template.get("data-sid") or "", template.get("data-pid") or ""))
     return moves
+
+
+def _script_moves(text: str) -> list[tuple[str, str]]:
+    """(segment id, placeholder id) of the ``$RS`` / ``$RC`` / ``$RR`` calls in ``text``, in order.
+
+    A ``$RC`` with a third argument (an error digest) is no move: that boundary renders on the client.
+    """
+    if "$R" not in text:
+        return []
+    return [
+        (first, second) if kind == "S" else (second, first)
+        for kind, first, second, end in _CALL.findall(text)
+        if kind != "C" or end == ")"
+    ]
 
 
 def _is_within(element: Element, ancestor: Element, parents: dict[Element, Element]) -> bool:
