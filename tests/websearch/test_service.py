@@ -527,10 +527,13 @@ def test_a_page_that_takes_longer_than_its_deadline_to_extract_is_stopped(served
     assert served.host.isolated.killed == 1
 
 
-@pytest.mark.parametrize(("route", "status"), [("/v1/fetch", 502), ("/v2/scrape", 500)])
-def test_a_page_nested_past_the_budget_is_refused_before_it_is_parsed(served, agent, site, route, status):
+@pytest.mark.parametrize(
+    ("route", "status", "timeout"),
+    [("/v1/fetch", 502, 30), ("/v2/scrape", 500, 30_000)],  # Firecrawl's timeout is in milliseconds
+)
+def test_a_page_nested_past_the_budget_is_refused_before_it_is_parsed(served, agent, site, route, status, timeout):
     _, base = site
-    response = agent.post(route, json={"url": f"{base}/nested", "timeout": 30})
+    response = agent.post(route, json={"url": f"{base}/nested", "timeout": timeout})
     assert response.status_code == status, response.text  # Firecrawl answers what is not the caller's with 500
     assert "nests elements about 100,00" in response.text
     assert "at most 8,192" in response.text
