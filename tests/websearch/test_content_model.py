@@ -522,3 +522,32 @@ def test_nothing_inside_code_is_taken_for_boilerplate_by_its_class():
     code = "<pre><code><span class='hljs-comment'># stage every file</span>\ngit add -A</code></pre>"
     text = markdown(f"<main><article><h1>Git</h1>{DOC_PROSE}{code}{DOC_PROSE}</article></main>")
     assert "# stage every file\ngit add -A" in text
+
+
+def test_the_box_around_an_email_field_is_a_sign_up_prompt_not_text():
+    newsletter = (
+        "<div class='flex col'><p>Subscribe to Kettle Weekly</p><p>Get more descaling tips</p>"
+        "<form><input type='email' placeholder='Your address'><button>Submit</button></form>"
+        "<p>By subscribing to this newsletter, you agree to our terms.</p></div>"
+    )
+    mailchimp = "<aside2><p>Deals in your inbox</p><input type='text' name='EMAIL'></aside2>"
+    text = markdown(f"<main><h1>Kettle descaling</h1>{KETTLE_PROSE}{newsletter}{KETTLE_PROSE}{mailchimp}</main>")
+    assert "boils a litre in three minutes" in text
+    assert "Subscribe to Kettle Weekly" not in text
+    assert "By subscribing" not in text
+    assert "Deals in your inbox" not in text
+
+
+def test_the_block_of_the_title_stays_however_it_asks_for_an_email():
+    hero = (
+        "<div class='hero'><h1>Kettle care for teams</h1><p>Use your work e-mail to start.</p>"
+        "<input type='email'></div>"
+    )
+    text = markdown(f"<main>{hero}{KETTLE_PROSE}{KETTLE_PROSE}</main>")
+    assert "Use your work e-mail to start" in text, "a box holding the page's title is not a prompt"
+    assert "boils a litre in three minutes" in text
+
+
+def test_a_short_page_that_is_its_form_is_kept():
+    text = markdown("<div><p>Write to the kettle workshop: we answer within a day.</p><input type='email'></div>")
+    assert "Write to the kettle workshop" in text

@@ -194,10 +194,14 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
     pages put everything inside one); their controls are not. ``article`` is whether the page
     declares itself one: then a block named for other pages' content (``ELSEWHERE``: related,
     recommended) goes however much it holds (a news site's carousel of other stories can be longer
-    than the story), and ``_drop_structural`` says what else changes.
+    than the story), and ``_drop_structural`` says what else changes. Before all that, the box
+    around a field asking for an e-mail address goes (``_drop_sign_up_boxes``).
     """
+    fields = _sign_up_fields(root)
     _drop_structural(root, article=article, furniture=True)
     measures = Measures(root)
+    if fields and _drop_sign_up_boxes(root, fields, measures):
+        measures = Measures(root)
     total = measures.chars.get(root, 0)
     suspects: list[tuple[Element, Element, frozenset[str]]] = []
     stack = [root]
@@ -226,6 +230,54 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
 
 
 FAMILY_SHARE = 0.4
+
+
+def _sign_up_fields(root: Element) -> list[Element]:
+    """The elements that hold a field asking for an e-mail address: where a sign-up box starts."""
+    return [element for element in root.iter() if any(_asks_for_email(child) for child in element)]
+
+
+def _asks_for_email(field: Element) -> bool:
+    if field.tag != "input":
+        return False
+    if (field.get("type") or "").lower() == "email":
+        return True
+    said = " ".join(field.get(name) or "" for name in ("name", "id", "placeholder", "autocomplete", "aria-label"))
+    return bool(EMAIL_FIELD.search(said))
+
+
+EMAIL_FIELD = re.compile(r"e-?mail", re.IGNORECASE)
+
+
+def _drop_sign_up_boxes(root: Element, fields: list[Element], measures: Measures) -> bool:
+    """Drop the box around each e-mail field: the newsletter, the sign-in, the "get the deals" prompt.
+
+    Such a box speaks to the reader ("Subscribe to our newsletter", "By signing up, you agree…")
+    rather than of the page, wherever it sits and whatever its class. The box is the widest
+    element around the field that says no more than ``SIGN_UP_CHARS``, holds no ``h1`` (a landing
+    page's hero asks for an e-mail beside the page's title, and the title stays) and not half the
+    page (a short contact page is its form). Whether any box went.
+    """
+    dropped, total = False, measures.chars.get(root, 0)
+    for start in fields:
+        if start not in measures.parent:
+            continue
+        box, node = None, start
+        while (
+            node is not None
+            and node is not root
+            and measures.chars.get(node, 0) <= SIGN_UP_CHARS
+            and not _holds_the_page(node, measures, total)
+            and next(node.iter("h1"), None) is None
+        ):
+            box, node = node, measures.parent.get(node)
+        if box is not None and box in measures.parent[box]:
+            remove_keeping_tail(measures.parent[box], box)
+            dropped = True
+    return dropped
+
+
+SIGN_UP_CHARS = 600
 
 
 def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
