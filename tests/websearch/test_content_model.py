@@ -551,3 +551,16 @@ def test_the_block_of_the_title_stays_however_it_asks_for_an_email():
 def test_a_short_page_that_is_its_form_is_kept():
     text = markdown("<div><p>Write to the kettle workshop: we answer within a day.</p><input type='email'></div>")
     assert "Write to the kettle workshop" in text
+
+
+def test_a_block_heading_a_section_under_a_layout_word_is_kept_but_a_menu_there_is_not():
+    sections = "".join(
+        f"<section><div class='StyledHeadlineHeader-sc-{n}'><h2>Kettle story {n}</h2><p>How team {n} boils"
+        f" water</p></div><div class='cards'><p>Card {n}: quiet</p></div></section>"
+        for n in range(3)
+    )
+    menu = "<div class='site-header'><h3>Shop</h3><a href='/a'>Kettles and lids</a><a href='/b'>Spare parts</a></div>"
+    text = kept_after_boilerplate(f"{menu}{sections}")
+    assert "Kettle story 2" in text
+    assert "How team 1 boils water" in text
+    assert "Spare parts" not in text

@@ -190,7 +190,9 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
     of them (the same boilerplate word) that together hold most of it: on a forum thread or a
     comment page, the ``comment`` blocks are what the reader came for. Prose under a word that only
     names a place in the layout (``LAYOUT``: a documentation page's ``layout__header`` holds its
-    introduction) is kept too; prose under ``comment`` or ``related`` is not. Forms are kept (ASP.NET
+    introduction) is kept too, and so is a block under such a word that heads a section (an ``h2``
+    to ``h6``, few of its words links: a landing page's ``SectionHeader`` holding "Customers growing
+    with us" and its standfirst); prose under ``comment`` or ``related`` is not. Forms are kept (ASP.NET
     pages put everything inside one); their controls are not. ``article`` is whether the page
     declares itself one: then a block named for other pages' content (``ELSEWHERE``: related,
     recommended) goes however much it holds (a news site's carousel of other stories can be longer
@@ -215,7 +217,7 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
                     named
                     and not words & MAYBE
                     and not _holds_the_page(child, measures, total)
-                    and not (named <= LAYOUT and _is_prose(child, measures))
+                    and not (named <= LAYOUT and (_is_prose(child, measures) or _heads_a_section(child, measures)))
                 ):
                     suspects.append((parent, child, named))
                     continue
@@ -230,6 +232,13 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
 
 
 FAMILY_SHARE = 0.4
+
+
+def _heads_a_section(element: Element, measures: Measures) -> bool:
+    return measures.link_density(element) < 0.25 and _holds(element, SECTION_HEADINGS)
+
+
+SECTION_HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
 
 
 def _sign_up_fields(root: Element) -> list[Element]:
