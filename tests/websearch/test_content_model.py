@@ -564,3 +564,16 @@ def test_a_block_heading_a_section_under_a_layout_word_is_kept_but_a_menu_there_
     assert "Kettle story 2" in text
     assert "How team 1 boils water" in text
     assert "Spare parts" not in text
+
+
+def test_hashes_and_uuids_in_class_names_are_not_words():
+    blocks = "".join(
+        f"<section class='elementor-element elementor-element-a0ad13a'><h2>Step {n}</h2>{KETTLE_PROSE}</section>"
+        f"<div id='block-ddd261f2-56d7-4daf-ad66-f086977fc07{n}'><p>Tip {n}: rinse twice after descaling.</p></div>"
+        for n in range(3)
+    )
+    ad = "<div class='ad300x250'><p>Buy the Loud Kettle today, now at half price for a short while only.</p></div>"
+    text = kept_after_boilerplate(f"{blocks}{ad}")
+    assert "Step 2" in text, "a0ad13a is a hash, not the word ad"
+    assert "Tip 1: rinse twice" in text, "a UUID says nothing"
+    assert "Loud Kettle" not in text, "ad300x250 is an ad"

@@ -42,6 +42,9 @@ NEGATIVE = frozenset(
     sponsor subscribe tags tool widget""".split()
 )
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_NAME = re.compile(r"[A-Za-z0-9]+")
+_MADE = re.compile(r"[0-9][A-Za-z]")
+_UUID = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}", re.IGNORECASE)
 SCORED = frozenset({"p", "pre", "td", "blockquote"})
 BLOCK_CHILDREN = frozenset(
     [
@@ -105,7 +108,17 @@ _NO_WORDS: frozenset[str] = frozenset()
 
 @functools.lru_cache(maxsize=4096)
 def _label_words(label: str) -> frozenset[str]:
-    words = {word.lower() for word in _WORD.findall(label)}
+    """The words of a class and id, without the ones a machine made.
+
+    Page builders and CSS modules name blocks with hashes and UUIDs (``elementor-element-a0ad13a``,
+    ``sc-14uj3bo-2``); read as words, they spell ``ad`` and ``nav`` at random. A UUID says
+    nothing, and a name whose letters and digits alternate says nothing after its first letters
+    (``ad300x250`` is an ``ad``, ``a0ad13a`` is not).
+    """
+    words = set()
+    for name in _NAME.findall(_UUID.sub(" ", label)):
+        made = _MADE.search(name)
+        words.update(word.lower() for word in _WORD.findall(name[: made.start() + 1] if made else name))
     for word in list(words):
         words.update(_COMPOUND.findall(word))
     return frozenset(words)
