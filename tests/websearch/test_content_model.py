@@ -577,3 +577,17 @@ def test_hashes_and_uuids_in_class_names_are_not_words():
     assert "Step 2" in text, "a0ad13a is a hash, not the word ad"
     assert "Tip 1: rinse twice" in text, "a UUID says nothing"
     assert "Loud Kettle" not in text, "ad300x250 is an ad"
+
+
+def test_lines_pointing_to_other_stories_are_dropped_but_a_sentence_about_related_work_is_not():
+    story = (
+        f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}"
+        "<p>Related: <a href='/loud'>The loudest kettles of the year, ranked</a></p>"
+        "<p><strong>SEE MORE:</strong> <a href='/lids'>Lids that never rattle</a></p>"
+        "<p>Related: descaling also helps the kettle's thermostat, which reads the water more truly.</p>"
+        f"{KETTLE_PROSE}</article>"
+    )
+    text = markdown(story)
+    assert "loudest kettles" not in text
+    assert "never rattle" not in text
+    assert "thermostat, which reads" in text

@@ -872,6 +872,34 @@ def _enclosing(element: Element, tag: str, measures: Measures, within: Element |
     return None
 
 
+def drop_teasers(content: Element) -> None:
+    """Drop a line that points to another story: "Related: <link>", "READ MORE: <link>", "Watch: <link>".
+
+    News and blog templates put them between the paragraphs of a story; they are the headlines of
+    other pages, not part of this one. One is a paragraph (or a block) of at most ``TEASER_CHARS``
+    that starts with such a label and a colon and is mostly a link; a sentence that only mentions
+    related work is text.
+    """
+    measures = Measures(content)
+    _drop_where(
+        content,
+        lambda child, tag: (
+            tag in TEASER_TAGS
+            and measures.chars.get(child, 0) <= TEASER_CHARS
+            and measures.link_density(child) >= 0.5
+            and bool(TEASER.match(" ".join("".join(child.itertext()).split())))
+        ),
+    )
+
+
+TEASER = re.compile(
+    r"\W*(?:related|read more|see more|see also|also read|read also|more|watch|listen|don'?t miss|read next)\s*:",
+    re.IGNORECASE,
+)
+TEASER_CHARS = 200
+TEASER_TAGS = frozenset({"p", "div", "li", "h2", "h3", "h4", "h5", "h6"})
+
+
 LABEL_CHARS = 40
 LABEL_REPEATS = 3
 LABELS_KEPT = frozenset({"p", "blockquote", "td", "th", "tr", "code", "pre", "h1", "h2", "h3", "h4", "h5", "h6"})
