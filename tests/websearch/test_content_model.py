@@ -591,3 +591,25 @@ def test_lines_pointing_to_other_stories_are_dropped_but_a_sentence_about_relate
     assert "loudest kettles" not in text
     assert "never rattle" not in text
     assert "thermostat, which reads" in text
+
+
+RAIL = (
+    "<p>You may also like...</p><p><a href='/loud'>The loudest kettles of the year</a></p>"
+    "<p><a href='/lids'>Lids that never rattle</a></p>"
+)
+
+
+def test_a_rail_of_other_stories_inside_an_article_is_dropped_up_to_the_next_paragraph():
+    text = markdown(
+        f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{RAIL}{KETTLE_PROSE}<p>Rinse twice.</p></article>"
+    )
+    assert "You may also like" not in text
+    assert "loudest kettles" not in text
+    assert "never rattle" not in text
+    assert "Rinse twice." in text
+
+
+def test_a_rail_on_a_listing_is_what_the_page_lists():
+    items = "".join(f"<li><a href='/k{n}'>Kettle {n}, quiet and quick</a></li>" for n in range(8))
+    text = markdown(f"<main><h1>Kettles</h1><ul>{items}</ul>{RAIL}</main>")
+    assert "loudest kettles" in text

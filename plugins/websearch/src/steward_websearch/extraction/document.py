@@ -229,7 +229,7 @@ def _html(
     if main_content_only:
         main_content.drop_controls(content)
         main_content.drop_placeholders(content)
-        main_content.drop_teasers(content)
+        main_content.drop_teasers(content, article=article)
         main_content.drop_repeated_labels(content)
         main_content.drop_second_copies(content)
         main_content.drop_before_title(content)

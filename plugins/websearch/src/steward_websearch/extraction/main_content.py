@@ -872,13 +872,16 @@ def _enclosing(element: Element, tag: str, measures: Measures, within: Element |
     return None
 
 
-def drop_teasers(content: Element) -> None:
+def drop_teasers(content: Element, *, article: bool) -> None:
     """Drop a line that points to another story: "Related: <link>", "READ MORE: <link>", "Watch: <link>".
 
     News and blog templates put them between the paragraphs of a story; they are the headlines of
     other pages, not part of this one. One is a paragraph (or a block) of at most ``TEASER_CHARS``
     that starts with such a label and a colon and is mostly a link; a sentence that only mentions
-    related work is text.
+    related work is text. In an article (declared, or content that is mostly paragraphs), so is a
+    rail: a short block that only says such a label ("You may also like…", "DON'T MISS") and the
+    blocks right after it that are links (``RAIL_LINK_SHARE``). On a listing or a home page a
+    "Trending" rail is what the page lists, and stays.
     """
     measures = Measures(content)
     _drop_where(
@@ -890,6 +893,45 @@ def drop_teasers(content: Element) -> None:
             and bool(TEASER.match(" ".join("".join(child.itertext()).split())))
         ),
     )
+    if not (article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * measures.chars.get(content, 0)):
+        return
+    for parent in list(content.iter()):
+        children = list(parent)
+        for index, child in enumerate(children):
+            if not _is_rail_label(child, measures):
+                continue
+            rail = []
+            for sibling in children[index + 1 :]:
+                if measures.chars.get(sibling, 0) == 0:
+                    continue
+                if sibling.tag not in TEASER_TAGS or measures.link_density(sibling) < RAIL_LINK_SHARE:
+                    break
+                rail.append(sibling)
+            if rail:
+                for element in [child, *rail]:
+                    if element in parent:
+                        remove_keeping_tail(parent, element)
+
+
+def _is_rail_label(element: Element, measures: Measures) -> bool:
+    chars = measures.chars.get(element, 0)
+    return (
+        element.tag in TEASER_TAGS
+        and 0 < chars <= RAIL_LABEL_CHARS
+        and not measures.link_chars.get(element, 0)
+        and bool(RAIL_LABEL.fullmatch(" ".join("".join(element.itertext()).split())))
+    )
+
+
+RAIL_LABEL = re.compile(
+    r"\W*(?:you (?:may|might) also like|don'?t miss|more (?:stories|news|from [\w .]+|like this)|related"
+    r"(?: stories| articles| posts| coverage| content| reading)?|read (?:more|next|also)|see also|also read"
+    r"|recommended(?: for you| stories| reading)?|most (?:read|popular)|popular on [\w .]+|trending(?: now)?"
+    r"|further reading|up next)\W*",
+    re.IGNORECASE,
+)
+RAIL_LABEL_CHARS = 60
+RAIL_LINK_SHARE = 0.75
 
 
 TEASER = re.compile(
