@@ -613,3 +613,24 @@ def test_a_rail_on_a_listing_is_what_the_page_lists():
     items = "".join(f"<li><a href='/k{n}'>Kettle {n}, quiet and quick</a></li>" for n in range(8))
     text = markdown(f"<main><h1>Kettles</h1><ul>{items}</ul>{RAIL}</main>")
     assert "loudest kettles" in text
+
+
+ARTICLE_HEAD = "<meta property='og:type' content='article'>"
+
+
+def test_a_caption_or_credit_beside_a_picture_in_an_article_is_dropped_and_the_picture_stays():
+    photo = (
+        "<div class='photo'><p><img src='/k.jpg' alt='A quiet kettle'></p>"
+        "<span class='newsCaption'>The kettle at work <span class='caption'>(Image: GETTY)</span></span></div>"
+        "<figure><img src='/l.jpg' alt='A lid'><div class='credit'>(Image credit: Kettle Co)</div></figure>"
+    )
+    text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{photo}{KETTLE_PROSE}</article>", ARTICLE_HEAD)
+    assert "GETTY" not in text
+    assert "Kettle Co" not in text
+    assert "![A quiet kettle]" in text
+
+
+def test_a_shop_calling_its_copy_a_caption_keeps_it():
+    copy = "<div class='tile'><img src='/k.jpg' alt='Kettle'><p class='caption'>Boils in three minutes.</p></div>"
+    text = markdown(f"<main><h1>The Quiet Kettle</h1>{KETTLE_PROSE}{copy}{KETTLE_PROSE}</main>")
+    assert "Boils in three minutes." in text
