@@ -634,3 +634,16 @@ def test_a_shop_calling_its_copy_a_caption_keeps_it():
     copy = "<div class='tile'><img src='/k.jpg' alt='Kettle'><p class='caption'>Boils in three minutes.</p></div>"
     text = markdown(f"<main><h1>The Quiet Kettle</h1>{KETTLE_PROSE}{copy}{KETTLE_PROSE}</main>")
     assert "Boils in three minutes." in text
+
+
+def test_an_articles_byline_and_timestamp_lines_are_metadata_not_text():
+    story = (
+        "<article><h1>Kettle descaling</h1><p class='content__meta content__meta-byline'>By Ada Lovelace</p>"
+        "<p class='content__meta-timestamp'>November 20, 2019 / 1:07 AM</p>"
+        f"{KETTLE_PROSE}{KETTLE_PROSE}</article>"
+    )
+    page = f"<html><head>{ARTICLE_HEAD}</head><body>{story}</body></html>".encode()
+    document = extract(page, url="https://news.example/kettles", content_type="text/html")
+    assert "Ada Lovelace" not in document.markdown
+    assert "1:07 AM" not in document.markdown
+    assert "boils a litre" in document.markdown

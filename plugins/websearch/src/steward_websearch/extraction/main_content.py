@@ -723,7 +723,10 @@ def clean(content: Element, *, article: bool) -> None:
     are links away from the page (a heading that links to itself, a permalink, stays). Unless the
     page declares itself an ``article`` or the content is mostly paragraphs (``PROSE_SHARE``), a
     block's class words are not held against it: on a product or service page ``media``, ``meta``,
-    ``tags`` or ``contact`` name sections of the content, not furniture around it.
+    ``tags`` or ``contact`` name sections of the content, not furniture around it. In an article,
+    the byline and timestamp lines (``BYLINES``, at most ``BYLINE_CHARS``) go: they are the
+    document's metadata, not its text. ``author`` is not among them: listings and threads name
+    whole entries by their author.
     """
     measures = Measures(content)
     total = measures.chars.get(content, 0)
@@ -739,12 +742,21 @@ def clean(content: Element, *, article: bool) -> None:
             continue
         if _looks_like_boilerplate(element, measures, article=reads_as_article, negative=negative):
             remove_keeping_tail(parent, element)
+    if reads_as_article:
+        for byline in [e for e in content.iter() if _words(e) & BYLINES and measures.chars.get(e, 0) <= BYLINE_CHARS]:
+            parent = measures.parent.get(byline)
+            if parent is not None and byline in parent:
+                remove_keeping_tail(parent, byline)
     for heading in [e for e in content.iter() if e.tag in HEADINGS]:
         parent = measures.parent.get(heading)
         if parent is not None and (
             _class_weight(heading, negative) < 0 or _share_linking_away(heading, measures) > 0.33
         ):
             remove_keeping_tail(parent, heading)
+
+
+BYLINES = frozenset({"byline", "dateline", "timestamp"})
+BYLINE_CHARS = 200
 
 
 def _building_blocks(content: Element, measures: Measures) -> frozenset[str]:
