@@ -647,3 +647,17 @@ def test_an_articles_byline_and_timestamp_lines_are_metadata_not_text():
     assert "Ada Lovelace" not in document.markdown
     assert "1:07 AM" not in document.markdown
     assert "boils a litre" in document.markdown
+
+
+def test_a_posters_signature_under_each_post_is_not_the_thread():
+    thread = "".join(
+        post(n, author).replace(
+            "<div class='message-actions'>",
+            f"<div class='message-signature'><p>{author}'s rig: three kettles, one for each tea, all descaled.</p></div>"
+            "<div class='message-actions'>",
+        )
+        for n, author in enumerate(["ada", "brook", "cyd"], 1)
+    )
+    text = markdown(f"<main><h1>Kettle descaling</h1>{thread}</main>")
+    assert "Reply 3:" in text
+    assert "rig: three kettles" not in text

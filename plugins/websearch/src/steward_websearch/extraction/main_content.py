@@ -27,7 +27,7 @@ UNLIKELY = frozenset(
     """ad ads adv advert advertisement advertising agegate ai2html banner breadcrumb breadcrumbs combx comment
     comments community consent cookie cookies disqus footer gdpr header masthead menu nav navbar navigation
     newsletter outbrain pager pagination paywall popup promo promoted recommend recommended related remark replies
-    rss share sharing shoutbox sidebar signup skyscraper social sponsor sponsored subscribe subscription
+    rss share sharing shoutbox sidebar signature signup skyscraper social sponsor sponsored subscribe subscription
     supplemental taboola toolbar""".split()
 )
 ELSEWHERE = frozenset("related recommend recommended outbrain taboola".split())
