@@ -209,9 +209,10 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
     pages put everything inside one); their controls are not. ``article`` is whether the page
     declares itself one: then a block named for other pages' content (``ELSEWHERE``: related,
     recommended) goes however much it holds (a news site's carousel of other stories can be longer
-    than the story), and ``_drop_structural`` says what else changes. Before all that, the box
-    around a field asking for an e-mail address goes (``_drop_sign_up_boxes``), and on an article
-    a caption that is no ``figcaption`` (``_drop_unmarked_captions``).
+    than the story), and ``_drop_structural`` says what else changes. Between that structural pass
+    and the class words, the box around a field asking for an e-mail address goes
+    (``_drop_sign_up_boxes``), and on an article a caption that is no ``figcaption``
+    (``_drop_unmarked_captions``).
     """
     fields = _sign_up_fields(root)
     _drop_structural(root, article=article, furniture=True)
