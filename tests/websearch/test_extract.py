@@ -125,6 +125,20 @@ def test_base_href_and_unsafe_links():
     assert "javascript" not in markdown
 
 
+def test_a_link_that_is_no_url_is_its_text_and_the_page_still_reads():
+    """Browsers leave ``http://[name]`` (a bracketed host that is no address) dead; so does extraction."""
+    prose = "which is long enough to be the main content of the page for sure, and says so twice over."
+    page = (
+        '<html><head><base href="http://[cdn]/"></head><body><p>Set your <a href="http://[ccpa-preferences]">privacy'
+        f' choices</a> or read <a href="/tea">about tea</a>, {prose} <img src="http://x.example:port/a.png"'
+        ' alt="A kettle"></p></body></html>'
+    ).encode()
+    found = extract(page, url="http://x.example/", content_type="text/html")
+    assert found.markdown.startswith("Set your privacy choices or read [about tea](http://x.example/tea), which")
+    assert "A kettle" not in found.markdown
+    assert found.links == ["http://x.example/tea"]
+
+
 @pytest.mark.parametrize(
     ("body", "content_type", "expected"),
     [

@@ -251,6 +251,22 @@ async def test_a_lying_content_length_is_a_clear_failure():
         await client.aclose()
 
 
+@pytest.mark.parametrize("location", [b"http://[ccpa-preferences]/", b"http://a.test:port/"])
+async def test_a_redirect_to_no_url_says_so(location):
+    async def redirect(reader, writer):
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 302 Found\r\nLocation: " + location + b"\r\nContent-Length: 0\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+    with raw_server(redirect) as port:
+        client = fetcher(port)
+        with pytest.raises(FetchFailed, match="redirected to an address that is not a URL") as failure:
+            await client.follow(f"http://{TEST_ADDRESS}:{port}/")
+        assert failure.value.code == "UPSTREAM_UNAVAILABLE"
+        await client.aclose()
+
+
 async def test_connection_refused_is_upstream_unavailable():
     client = fetcher(9)
     with pytest.raises(FetchFailed, match="could not connect"):

@@ -32,6 +32,14 @@ def test_trees_have_the_same_shape():
     assert fast.find("body/p").get("hidden") == ""
 
 
+def test_server_code_left_in_a_page_is_a_comment_to_both():
+    """``<?php … ?>`` that a template never ran is a bogus comment in HTML, not an element."""
+    html = "<?xml version='1.0'?><body><div><?php if (x) { ?><p>kept</p><?php } ?>tail</div>"
+    fast, reference = parse.parse_html(html, "lexbor"), parse.parse_html(html, "html5lib")
+    assert [(e.tag, e.text, e.tail) for e in fast.iter()] == [(e.tag, e.text, e.tail) for e in reference.iter()]
+    assert "".join(fast.find("body").itertext()) == "kepttail"
+
+
 def test_deep_nesting_is_no_recursion_problem():
     depth = parse.MAX_NESTING - 10
     root = parse.parse_html("<div>" * depth + "deep" + "</div>" * depth, "lexbor")

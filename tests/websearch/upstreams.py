@@ -17,7 +17,10 @@ RESULTS = [
         "publishedDate": None,
     }
     for n in range(8)
-] + [{"url": "javascript:alert(1)", "title": "bad", "content": ""}]
+] + [
+    {"url": bad, "title": "bad", "content": ""}
+    for bad in ("javascript:alert(1)", "http://[not-an-address]/", "https://example.net:port/", "https:///no-host")
+]
 
 
 ENGINES = [

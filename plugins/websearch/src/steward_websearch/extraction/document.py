@@ -20,13 +20,13 @@ import codecs
 import json
 import re
 from typing import Any
-from urllib.parse import urljoin
 from xml.etree import ElementTree
 from xml.etree.ElementTree import Element
 
 import msgspec
 
 from steward_websearch.extraction import main_content, streaming
+from steward_websearch.extraction.links import absolute_url
 from steward_websearch.extraction.markdown import Renderer
 from steward_websearch.extraction.parse import parse_html
 
@@ -252,18 +252,16 @@ def _html(
 def _links(root: Element, base: str) -> list[str]:
     found: dict[str, None] = {}
     for anchor in root.iter("a"):
-        href = (anchor.get("href") or "").strip()
-        if href:
-            absolute = urljoin(base, href).split("#", 1)[0]
-            if absolute.startswith(("http://", "https://")):
-                found[absolute] = None
+        absolute = absolute_url(base, anchor.get("href") or "")
+        if absolute and absolute.startswith(("http://", "https://")):
+            found[absolute.split("#", 1)[0]] = None
     return list(found)
 
 
 def _base_url(root: Element, url: str) -> str:
     base = root.find("head/base")
     href = base.get("href") if base is not None else None
-    return urljoin(url, href) if href else url
+    return absolute_url(url, href or "") or url
 
 
 def _meta(root: Element) -> dict[str, str]:

@@ -8,9 +8,9 @@ plain-text rendering is the same walk without the syntax, so the two never disag
 from __future__ import annotations
 
 import re
-from urllib.parse import urljoin
 from xml.etree.ElementTree import Element
 
+from steward_websearch.extraction.links import absolute_url
 from steward_websearch.extraction.vocabulary import BLOCKS, NEVER_TEXT
 
 _SPACES = re.compile(r"[ \t\n\r\f]+")
@@ -205,8 +205,9 @@ class Renderer:
         lead, trail = content[: len(content) - len(content.lstrip())], content[len(content.rstrip()) :]
         if tag == "a":
             href = (element.get("href") or "").strip()
-            if href and not href.lower().startswith(("javascript:", "data:", "#", "vbscript:")):
-                return f"{lead}[{inner}]({urljoin(self.base_url, href).replace(' ', '%20').replace(')', '%29')}){trail}"
+            target = None if href.startswith("#") else absolute_url(self.base_url, href)
+            if target:
+                return f"{lead}[{inner}]({_link_target(target)}){trail}"
             return content
         if tag in ("strong", "b"):
             return f"{lead}**{inner}**{trail}"
@@ -225,11 +226,16 @@ class Renderer:
     def _image(self, element: Element) -> str:
         """``![alt](src)`` for an image that says what it shows; nothing for one that does not."""
         alt = _SPACES.sub(" ", element.get("alt") or "").strip()
-        source = (element.get("src") or "").strip()
-        if not self.markdown or not alt or not source or source.lower().startswith(("data:", "javascript:")):
+        source = absolute_url(self.base_url, element.get("src") or "")
+        if not self.markdown or not alt or not source:
             return ""
         alt = alt.replace("[", "\\[").replace("]", "\\]")
-        return f" ![{alt}]({urljoin(self.base_url, source).replace(' ', '%20').replace(')', '%29')}) "
+        return f" ![{alt}]({_link_target(source)}) "
+
+
+def _link_target(url: str) -> str:
+    """``url`` as a Markdown link target: a space or a closing parenthesis would end it early."""
+    return url.replace(" ", "%20").replace(")", "%29")
 
 
 def _rows(table: Element) -> list[list[Element]]:

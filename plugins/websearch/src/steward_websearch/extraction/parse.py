@@ -139,7 +139,7 @@ def _from_lexbor(html: object) -> Element:
                     parent.text = (parent.text or "") + text
                 else:
                     last.tail = (last.tail or "") + text
-            elif tag[0] not in "-_!":
+            elif tag is not None and tag[0] not in "-_!":
                 own = namespace or FOREIGN.get(tag, "")
                 element = Element(own + tag, _attributes(node))
                 parent.append(element)

@@ -218,9 +218,7 @@ class Fetcher:
         except httpx.ConnectError as error:
             raise FetchFailed(*_connect_failure(error)) from None
         except httpx.HTTPError as error:
-            raise FetchFailed(
-                steward.Code.UPSTREAM_UNAVAILABLE, f"the site broke off the response ({type(error).__name__})"
-            ) from None
+            raise FetchFailed(steward.Code.UPSTREAM_UNAVAILABLE, _broken_answer(error)) from None
         return FetchedPage(
             url=url,
             final_url=url,
@@ -253,6 +251,13 @@ class Fetcher:
 def _origin(url: str) -> tuple[str, str, int | None]:
     parsed = httpx.URL(url)
     return parsed.scheme, parsed.host, parsed.port
+
+
+def _broken_answer(error: httpx.HTTPError) -> str:
+    """What went wrong in an answer that is not HTTP a client can use, for the caller to read."""
+    if isinstance(error, httpx.RemoteProtocolError) and "location header" in str(error):
+        return "the site redirected to an address that is not a URL"
+    return f"the site broke off the response ({type(error).__name__})"
 
 
 def _connect_failure(error: httpx.ConnectError) -> tuple[str, str]:

@@ -306,14 +306,26 @@ def _engine_name(item: Any) -> str:
 
 
 def parse_hit(item: dict[str, Any]) -> SearchHit | None:
+    """A result as a reader can use it; ``None`` for one whose URL is no web address to follow."""
     url = item.get("url")
-    if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
+    if not isinstance(url, str) or not _is_web_url(url):
         return None
     title = plain_text(str(item.get("title") or "")) or url
     snippet = plain_text(str(item.get("content") or ""))
     if len(snippet) > SNIPPET_CHARS:
         snippet = snippet[: SNIPPET_CHARS - 1].rsplit(" ", 1)[0] + "…"
     return SearchHit(title=title[:300], url=url, snippet=snippet)
+
+
+def _is_web_url(url: str) -> bool:
+    """An http(s) URL with a host and a usable port (``http://[name]/`` and ``:port`` have neither)."""
+    if not url.lower().startswith(("http://", "https://")):
+        return False
+    try:
+        parts = urlsplit(url)
+        return bool(parts.hostname) and (parts.port is None or parts.port > 0)
+    except ValueError:
+        return False
 
 
 class _TextOnly(HTMLParser):

@@ -1,0 +1,25 @@
+"""Links as a reader follows them: made absolute against the page, or not links at all.
+
+A page's ``href`` is whatever its author typed. Where a browser cannot make a URL of one
+(``http://[ccpa-preferences]`` is a bracketed host that is no IP address, ``:port`` no port), it
+leaves the link dead and shows its text; extraction does the same instead of failing the page.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urljoin, urlsplit
+
+_NOT_FOLLOWED = ("javascript:", "data:", "vbscript:")
+
+
+def absolute_url(base: str, reference: str) -> str | None:
+    """``reference`` resolved against ``base``; ``None`` for a script or data URL, or no URL at all."""
+    reference = reference.strip()
+    if not reference or reference.lower().startswith(_NOT_FOLLOWED):
+        return None
+    try:
+        url = urljoin(base, reference)
+        port = urlsplit(url).port
+    except ValueError:
+        return None
+    return url if port != 0 else None
