@@ -1,6 +1,8 @@
 """What extraction keeps beyond articles: every post of a thread, a product's sections, a
 documentation page's introduction and code; and what it drops whatever the page calls it."""
 
+import json
+
 from steward_websearch.extraction import extract, main_content, parse
 
 NAV = "<nav><a href='/'>Home</a> <a href='/shop'>Shop</a> <a href='/help'>Help</a></nav>"
@@ -615,16 +617,13 @@ def test_a_rail_on_a_listing_is_what_the_page_lists():
     assert "loudest kettles" in text
 
 
-ARTICLE_HEAD = "<meta property='og:type' content='article'>"
-
-
 def test_a_caption_or_credit_beside_a_picture_in_an_article_is_dropped_and_the_picture_stays():
     photo = (
         "<div class='photo'><p><img src='/k.jpg' alt='A quiet kettle'></p>"
         "<span class='newsCaption'>The kettle at work <span class='caption'>(Image: GETTY)</span></span></div>"
         "<figure><img src='/l.jpg' alt='A lid'><div class='credit'>(Image credit: Kettle Co)</div></figure>"
     )
-    text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{photo}{KETTLE_PROSE}</article>", ARTICLE_HEAD)
+    text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{photo}{KETTLE_PROSE}</article>", ARTICLE_TYPE)
     assert "GETTY" not in text
     assert "Kettle Co" not in text
     assert "![A quiet kettle]" in text
@@ -642,7 +641,7 @@ def test_an_articles_byline_and_timestamp_lines_are_metadata_not_text():
         "<p class='content__meta-timestamp'>November 20, 2019 / 1:07 AM</p>"
         f"{KETTLE_PROSE}{KETTLE_PROSE}</article>"
     )
-    page = f"<html><head>{ARTICLE_HEAD}</head><body>{story}</body></html>".encode()
+    page = f"<html><head>{ARTICLE_TYPE}</head><body>{story}</body></html>".encode()
     document = extract(page, url="https://news.example/kettles", content_type="text/html")
     assert "Ada Lovelace" not in document.markdown
     assert "1:07 AM" not in document.markdown
@@ -661,3 +660,63 @@ def test_a_posters_signature_under_each_post_is_not_the_thread():
     text = markdown(f"<main><h1>Kettle descaling</h1>{thread}</main>")
     assert "Reply 3:" in text
     assert "rig: three kettles" not in text
+
+
+def reader_comment(number: int) -> str:
+    return (
+        f"<li class='comment'><cite>reader{number}</cite><p>Comment {number}: mine took two descales before the"
+        " noise went, and now it is the quietest thing in the kitchen, quieter than the fridge.</p></li>"
+    )
+
+
+COMMENTS = "<section class='comments'><ol class='comment-list'>" + "".join(map(reader_comment, range(1, 13)))
+COMMENTS += "</ol></section>"
+STORY_WITH_COMMENTS = f"<main><article><h1>Kettle descaling</h1>{KETTLE_PROSE * 3}</article>{COMMENTS}</main>"
+
+
+def test_the_comments_under_an_article_are_not_the_article_however_long():
+    text = markdown(STORY_WITH_COMMENTS, ARTICLE_TYPE)
+    assert "boils a litre" in text
+    assert "Comment 4" not in text
+    assert "Comment 4" in markdown(STORY_WITH_COMMENTS), "on a page that is no article, they may be what it is"
+
+
+def test_a_story_that_is_only_its_discussion_keeps_it():
+    page = (
+        f"<main><h1><a href='https://blog.example/kettles'>Kettle descaling</a></h1><p>12 comments</p>{COMMENTS}</main>"
+    )
+    assert "Comment 4" in markdown(page, ARTICLE_TYPE)
+
+
+def json_ld(value: object) -> str:
+    return f"<script type='application/ld+json'>{json.dumps(value)}</script>"
+
+
+def test_a_thread_that_declares_itself_a_discussion_keeps_its_replies_whatever_og_type_says():
+    for declared in ("DiscussionForumPosting", "QAPage"):
+        head = ARTICLE_TYPE + json_ld({"@context": "https://schema.org", "@type": declared, "name": "Kettles"})
+        assert "Comment 4" in markdown(STORY_WITH_COMMENTS, head), declared
+
+
+def test_json_ld_and_microdata_declare_an_article_as_og_type_does():
+    story = f"<div class='story'>{KETTLE_PROSE}</div>"
+    others = "".join(
+        f"<div class='card'><h3><a href='/s/{n}'>Story {n}</a></h3><p>Summary {n}: what happened in town today, who"
+        " said what about it, and what comes next week for the people who live there.</p></div>"
+        for n in range(8)
+    )
+    related = f"<section class='related-stories'>{others}</section>"
+    assert "Summary 3" in markdown(f"<main><article>{story}{related}</article></main>"), "undeclared, it may be content"
+    graph = {"@graph": [{"@type": "WebSite"}, {"@type": ["NewsArticle"], "author": {"@type": "Person"}}]}
+    page = {"@type": "WebPage", "mainEntity": {"@type": "https://schema.org/BlogPosting"}}
+    for head in (
+        json_ld({"@type": "Article"}),
+        json_ld([graph]),
+        json_ld(page),
+        "<script type='application/ld+json'>{</script>" + json_ld({"@type": "TechArticle"}),
+    ):
+        assert "Summary 3" not in markdown(f"<main><article>{story}{related}</article></main>", head), head
+    microdata = f"<main><article itemscope itemtype='https://schema.org/BlogPosting'>{story}{related}</article></main>"
+    assert "Summary 3" not in markdown(microdata)
+    nested = f"<main><div itemscope itemtype='https://schema.org/WebPage'><article itemscope itemtype='https://schema.org/BlogPosting'>{story}{related}</article></div></main>"
+    assert "Summary 3" in markdown(nested), "only what the page says it is counts, not what it holds"

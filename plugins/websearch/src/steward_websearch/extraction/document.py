@@ -216,7 +216,7 @@ def _html(
     body_element = root.find("body")
     if body_element is None:
         body_element = root
-    article = metadata.get("type") == "article"
+    article = _declares_an_article(metadata, _declared_types(root))
     if main_content_only:
         main_content.remove_boilerplate(body_element, article=article)
     else:
@@ -303,6 +303,63 @@ def _metadata(root: Element, url: str) -> dict[str, str]:
     }
     metadata.update({key: value[:500] for key, value in values.items() if value})
     return metadata
+
+
+def _declares_an_article(metadata: dict[str, str], declared: frozenset[str]) -> bool:
+    """Whether the page says it is an article (``og:type``, or a schema.org type) and not a thread.
+
+    A forum's thread often calls itself an ``og:type`` article; its ``DiscussionForumPosting``
+    says better what it is, and there the replies are the content.
+    """
+    if declared & DISCUSSION_TYPES:
+        return False
+    return metadata.get("type") == "article" or bool(declared & ARTICLE_TYPES)
+
+
+ARTICLE_TYPES = frozenset(
+    """Article NewsArticle BlogPosting TechArticle ScholarlyArticle Report AnalysisNewsArticle
+    OpinionNewsArticle ReportageNewsArticle BackgroundNewsArticle ReviewNewsArticle""".split()
+)
+DISCUSSION_TYPES = frozenset({"DiscussionForumPosting", "QAPage"})
+
+
+def _declared_types(root: Element) -> frozenset[str]:
+    """The schema.org types a page says it is, in JSON-LD or microdata: what it is, not what it holds.
+
+    Only the outermost items count (and a ``@graph``'s members, and a page's ``mainEntity``): an
+    article's author is a ``Person`` and its replies are ``Comment`` items, yet the page is neither.
+    """
+    found: set[str] = set()
+    for script in root.iter("script"):
+        if (script.get("type") or "").strip().lower() == "application/ld+json" and script.text:
+            try:
+                data = json.loads(script.text)
+            except ValueError:
+                continue
+            items = data if isinstance(data, list) else [data]
+            for item in items:
+                if isinstance(item, dict):
+                    graph = item.get("@graph")
+                    for node in [item, *(graph if isinstance(graph, list) else [])]:
+                        if isinstance(node, dict):
+                            found |= _schema_types(node)
+                            main = node.get("mainEntity")
+                            if isinstance(main, dict):
+                                found |= _schema_types(main)
+    stack = [root]
+    while stack:
+        for child in stack.pop():
+            if isinstance(child.tag, str) and child.get("itemtype") and child.get("itemscope") is not None:
+                found |= {kind.rstrip("/").rsplit("/", 1)[-1] for kind in child.get("itemtype", "").split()}
+            else:
+                stack.append(child)
+    return frozenset(found)
+
+
+def _schema_types(node: dict[str, Any]) -> set[str]:
+    kinds = node.get("@type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    return {kind.rsplit("/", 1)[-1] for kind in kinds if isinstance(kind, str)}
 
 
 def _time_datetime(root: Element) -> str:

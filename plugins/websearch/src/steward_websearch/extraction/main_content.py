@@ -32,6 +32,8 @@ UNLIKELY = frozenset(
 )
 ELSEWHERE = frozenset("related recommend recommended outbrain taboola".split())
 """Boilerplate words that name other pages' content: never an article, however much of the page they hold."""
+TALK = frozenset("comment comments disqus".split())
+"""Boilerplate words that name readers' replies: beside an article's own prose, never the article."""
 LAYOUT = frozenset("header masthead banner popup menu".split())
 """Boilerplate words that name a place in the layout, not a kind of text: prose there is kept."""
 MAYBE = frozenset("article body column content main shadow".split())
@@ -209,7 +211,9 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
     pages put everything inside one); their controls are not. ``article`` is whether the page
     declares itself one: then a block named for other pages' content (``ELSEWHERE``: related,
     recommended) goes however much it holds (a news site's carousel of other stories can be longer
-    than the story), and ``_drop_structural`` says what else changes. Between that structural pass
+    than the story), and so do readers' replies (``TALK``) when the article has prose of its own
+    beside them (a link aggregator's story is its thread); ``_drop_structural`` says what else
+    changes. Between that structural pass
     and the class words, the box around a field asking for an e-mail address goes
     (``_drop_sign_up_boxes``), and on an article a caption that is no ``figcaption``
     (``_drop_unmarked_captions``).
@@ -243,8 +247,14 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
     family_chars: Counter[frozenset[str]] = Counter()
     for _, child, named in suspects:
         family_chars[named] += measures.chars.get(child, 0)
+    talk_prose = sum(measures.prose_chars.get(child, 0) for _, child, named in suspects if named & TALK)
+    replies_beside_a_story = article and measures.prose_chars.get(root, 0) - talk_prose >= PROSE_CHARS
     for parent, child, named in suspects:
-        if (article and named & ELSEWHERE) or family_chars[named] < total * FAMILY_SHARE:
+        if (
+            (article and named & ELSEWHERE)
+            or (replies_beside_a_story and named & TALK)
+            or family_chars[named] < total * FAMILY_SHARE
+        ):
             remove_keeping_tail(parent, child)
 
 
