@@ -346,13 +346,11 @@ def _declared_types(root: Element) -> frozenset[str]:
                             main = node.get("mainEntity")
                             if isinstance(main, dict):
                                 found |= _schema_types(main)
-    stack = [root]
-    while stack:
-        for child in stack.pop():
-            if isinstance(child.tag, str) and child.get("itemtype") and child.get("itemscope") is not None:
-                found |= {kind.rstrip("/").rsplit("/", 1)[-1] for kind in child.get("itemtype", "").split()}
-            else:
-                stack.append(child)
+    inside_an_item: set[int] = set()
+    for element in root.iter():
+        if element.get("itemscope") is not None and element.get("itemtype") and id(element) not in inside_an_item:
+            found |= {kind.rstrip("/").rsplit("/", 1)[-1] for kind in element.get("itemtype", "").split()}
+            inside_an_item.update(map(id, element.iter()))
     return frozenset(found)
 
 
