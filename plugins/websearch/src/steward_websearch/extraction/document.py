@@ -333,25 +333,28 @@ def _declared_types(root: Element) -> frozenset[str]:
     for script in root.iter("script"):
         if (script.get("type") or "").strip().lower() == "application/ld+json" and script.text:
             try:
-                data = json.loads(script.text)
+                found |= _json_ld_types(json.loads(script.text))
             except ValueError:
                 continue
-            items = data if isinstance(data, list) else [data]
-            for item in items:
-                if isinstance(item, dict):
-                    graph = item.get("@graph")
-                    for node in [item, *(graph if isinstance(graph, list) else [])]:
-                        if isinstance(node, dict):
-                            found |= _schema_types(node)
-                            main = node.get("mainEntity")
-                            if isinstance(main, dict):
-                                found |= _schema_types(main)
     inside_an_item: set[int] = set()
     for element in root.iter():
         if element.get("itemscope") is not None and element.get("itemtype") and id(element) not in inside_an_item:
             found |= {kind.rstrip("/").rsplit("/", 1)[-1] for kind in element.get("itemtype", "").split()}
             inside_an_item.update(map(id, element.iter()))
     return frozenset(found)
+
+
+def _json_ld_types(data: Any) -> set[str]:
+    found: set[str] = set()
+    for item in data if isinstance(data, list) else [data]:
+        if isinstance(item, dict):
+            graph = item.get("@graph")
+            for node in [item, *(graph if isinstance(graph, list) else [])]:
+                if isinstance(node, dict):
+                    found |= _schema_types(node)
+                    if isinstance(node.get("mainEntity"), dict):
+                        found |= _schema_types(node["mainEntity"])
+    return found
 
 
 def _schema_types(node: dict[str, Any]) -> set[str]:

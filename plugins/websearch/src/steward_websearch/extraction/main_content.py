@@ -213,10 +213,9 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
     recommended) goes however much it holds (a news site's carousel of other stories can be longer
     than the story), and so do readers' replies (``TALK``) when the article has prose of its own
     beside them (a link aggregator's story is its thread); ``_drop_structural`` says what else
-    changes. Between that structural pass
-    and the class words, the box around a field asking for an e-mail address goes
-    (``_drop_sign_up_boxes``), and on an article a caption that is no ``figcaption``
-    (``_drop_unmarked_captions``).
+    changes. Between that structural pass and the class words, the box around a field asking for
+    an e-mail address goes (``_drop_sign_up_boxes``), and on an article a caption that is no
+    ``figcaption`` (``_drop_unmarked_captions``).
     """
     fields = _sign_up_fields(root)
     _drop_structural(root, article=article, furniture=True)
