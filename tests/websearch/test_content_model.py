@@ -718,5 +718,6 @@ def test_json_ld_and_microdata_declare_an_article_as_og_type_does():
         assert "Summary 3" not in markdown(f"<main><article>{story}{related}</article></main>", head), head
     microdata = f"<main><article itemscope itemtype='https://schema.org/BlogPosting'>{story}{related}</article></main>"
     assert "Summary 3" not in markdown(microdata)
-    nested = f"<main><div itemscope itemtype='https://schema.org/WebPage'><article itemscope itemtype='https://schema.org/BlogPosting'>{story}{related}</article></div></main>"
-    assert "Summary 3" in markdown(nested), "only what the page says it is counts, not what it holds"
+    listing = "<main><div itemscope itemtype='https://schema.org/ItemList'><article itemscope"
+    listing += f" itemtype='https://schema.org/BlogPosting'>{story}{related}</article></div></main>"
+    assert "Summary 3" in markdown(listing), "a list that holds posts is no post: only the outermost item counts"
