@@ -185,6 +185,18 @@ def test_json_is_validated_pretty_printed_and_filtered():
         extract(b"{oops", url="http://x.example/", content_type="application/json")
 
 
+def test_json_nested_too_deep_to_read_is_invalid_content_and_a_page_holding_it_still_reads():
+    deep = "[" * 100_000 + "]" * 100_000
+    with pytest.raises(InvalidContent, match="nests deeper than can be read"):
+        extract(deep.encode(), url="http://x.example/", content_type="application/json")
+    with pytest.raises(InvalidContent, match="nests deeper than can be read"):
+        run_program(".", deep)
+    prose = "<p>The page's own text, long enough to read as its content, and it says so in full.</p>"
+    page = f"<html><head><script type='application/ld+json'>{deep}</script></head><body>{prose}</body></html>"
+    found = extract(page.encode(), url="http://x.example/", content_type="text/html")
+    assert found.markdown == "The page's own text, long enough to read as its content, and it says so in full."
+
+
 @pytest.mark.parametrize("kind", ["text/plain", "text/markdown", "text/csv"])
 def test_text_types_come_back_as_they_are(kind):
     body = b"# not parsed\na,b\n1,2\n"

@@ -15,6 +15,7 @@ from steward_websearch.extraction.document import (
     extract,
     is_json,
     json_text,
+    load_json,
     media_type,
     text_body,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "extract",
     "is_json",
     "json_text",
+    "load_json",
     "media_type",
     "parse_html",
     "text_body",

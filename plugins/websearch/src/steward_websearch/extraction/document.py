@@ -178,10 +178,7 @@ def _codec(name: str | None) -> str | None:
 
 def _json(body: bytes, kind: str, charset: str | None) -> Document:
     raw = json_text(body, charset)
-    try:
-        value: Any = json.loads(raw)
-    except ValueError as error:
-        raise InvalidContent(f"the body is not valid JSON ({error})") from None
+    value = load_json(raw)
     return _as_text(json.dumps(value, indent=2, ensure_ascii=False), kind, raw=raw)
 
 
@@ -196,6 +193,20 @@ def _as_text(text: str, kind: str, *, raw: str) -> Document:
         raw_tokens=estimate_tokens(raw),
         clean_tokens=estimate_tokens(text),
     )
+
+
+def load_json(text: str) -> Any:
+    """The value ``text`` holds; :class:`InvalidContent` when it is no JSON, or nests too deep to read.
+
+    Python's decoder recurses: ``[[[…]]]`` 100,000 deep is a ``RecursionError``, which is as much
+    a body that cannot be read as a missing bracket is.
+    """
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise InvalidContent(f"the body is not valid JSON ({error})") from None
+    except RecursionError:
+        raise InvalidContent("the body is not valid JSON (it nests deeper than can be read)") from None
 
 
 def json_text(body: bytes, charset: str | None) -> str:
@@ -333,8 +344,8 @@ def _declared_types(root: Element) -> frozenset[str]:
     for script in root.iter("script"):
         if (script.get("type") or "").strip().lower() == "application/ld+json" and script.text:
             try:
-                found |= _json_ld_types(json.loads(script.text))
-            except ValueError:
+                found |= _json_ld_types(load_json(script.text))
+            except InvalidContent:
                 continue
     inside_an_item: set[int] = set()
     for element in root.iter():

@@ -13,7 +13,7 @@ from typing import Any
 
 import jq
 
-from steward_websearch.extraction import InvalidContent
+from steward_websearch.extraction import InvalidContent, load_json
 
 
 def check_program(program: str) -> None:
@@ -23,10 +23,7 @@ def check_program(program: str) -> None:
 
 def run_program(program: str, document: str) -> str:
     """``program`` applied to the JSON ``document``, pretty-printed (one result, or a list of them)."""
-    try:
-        value: Any = json.loads(document)
-    except ValueError as error:
-        raise InvalidContent(f"the body is not valid JSON ({error})") from None
+    value = load_json(document)
     try:
         results = _compiled(program).input_value(value).all()
     except ValueError as error:
