@@ -317,14 +317,19 @@ def test_the_body_the_page_declares_is_read_whole_around_its_embeds():
     assert "Day two, part 1" in text, "the chunk after the embed is the same article"
 
 
-def test_other_stories_are_never_an_articles_content_however_long():
-    story = f"<div class='story'>{KETTLE_PROSE}</div>"
-    others = "".join(
+OTHER_STORIES = "<section class='related-stories'>{}</section>".format(
+    "".join(
         f"<div class='card'><h3><a href='/s/{n}'>Story {n}</a></h3><p>Summary {n}: what happened in town today, who"
         " said what about it, and what comes next week for the people who live there.</p></div>"
         for n in range(8)
     )
-    page = f"<main><article>{story}<section class='related-stories'>{others}</section></article></main>"
+)
+"""Eight cards of other stories, longer together than the story beside them."""
+
+
+def test_other_stories_are_never_an_articles_content_however_long():
+    story = f"<div class='story'>{KETTLE_PROSE}</div>"
+    page = f"<main><article>{story}{OTHER_STORIES}</article></main>"
     assert "Summary 3" not in markdown(page, ARTICLE_TYPE)
 
 
@@ -700,12 +705,7 @@ def test_a_thread_that_declares_itself_a_discussion_keeps_its_replies_whatever_o
 
 def test_json_ld_and_microdata_declare_an_article_as_og_type_does():
     story = f"<div class='story'>{KETTLE_PROSE}</div>"
-    others = "".join(
-        f"<div class='card'><h3><a href='/s/{n}'>Story {n}</a></h3><p>Summary {n}: what happened in town today, who"
-        " said what about it, and what comes next week for the people who live there.</p></div>"
-        for n in range(8)
-    )
-    related = f"<section class='related-stories'>{others}</section>"
+    related = OTHER_STORIES
     assert "Summary 3" in markdown(f"<main><article>{story}{related}</article></main>"), "undeclared, it may be content"
     graph = {"@graph": [{"@type": "WebSite"}, {"@type": ["NewsArticle"], "author": {"@type": "Person"}}]}
     page = {"@type": "WebPage", "mainEntity": {"@type": "https://schema.org/BlogPosting"}}

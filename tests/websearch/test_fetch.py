@@ -236,13 +236,20 @@ async def test_a_trickle_hits_the_overall_deadline(server):
     await client.aclose()
 
 
-async def test_a_lying_content_length_is_a_clear_failure():
-    async def liar(reader, writer):
+def answering(response: bytes):
+    """A raw server handler that reads one request, writes ``response`` as it is, and hangs up."""
+
+    async def handler(reader, writer):
         await reader.readuntil(b"\r\n\r\n")
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nonly ten b")
+        writer.write(response)
         await writer.drain()
         writer.close()
 
+    return handler
+
+
+async def test_a_lying_content_length_is_a_clear_failure():
+    liar = answering(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nonly ten b")
     with raw_server(liar) as port:
         client = fetcher(port)
         with pytest.raises(FetchFailed, match="broke off") as failure:
@@ -253,12 +260,7 @@ async def test_a_lying_content_length_is_a_clear_failure():
 
 @pytest.mark.parametrize("location", [b"http://[ccpa-preferences]/", b"http://a.test:port/"])
 async def test_a_redirect_to_no_url_says_so(location):
-    async def redirect(reader, writer):
-        await reader.readuntil(b"\r\n\r\n")
-        writer.write(b"HTTP/1.1 302 Found\r\nLocation: " + location + b"\r\nContent-Length: 0\r\n\r\n")
-        await writer.drain()
-        writer.close()
-
+    redirect = answering(b"HTTP/1.1 302 Found\r\nLocation: " + location + b"\r\nContent-Length: 0\r\n\r\n")
     with raw_server(redirect) as port:
         client = fetcher(port)
         with pytest.raises(FetchFailed, match="redirected to an address that is not a URL") as failure:
