@@ -705,8 +705,9 @@ def test_a_thread_that_declares_itself_a_discussion_keeps_its_replies_whatever_o
 
 def test_json_ld_and_microdata_declare_an_article_as_og_type_does():
     story = f"<div class='story'>{KETTLE_PROSE}</div>"
-    related = OTHER_STORIES
-    assert "Summary 3" in markdown(f"<main><article>{story}{related}</article></main>"), "undeclared, it may be content"
+    assert "Summary 3" in markdown(f"<main><article>{story}{OTHER_STORIES}</article></main>"), (
+        "undeclared, it may be content"
+    )
     graph = {"@graph": [{"@type": "WebSite"}, {"@type": ["NewsArticle"], "author": {"@type": "Person"}}]}
     page = {"@type": "WebPage", "mainEntity": {"@type": "https://schema.org/BlogPosting"}}
     for head in (
@@ -715,9 +716,11 @@ def test_json_ld_and_microdata_declare_an_article_as_og_type_does():
         json_ld(page),
         "<script type='application/ld+json'>{</script>" + json_ld({"@type": "TechArticle"}),
     ):
-        assert "Summary 3" not in markdown(f"<main><article>{story}{related}</article></main>", head), head
-    microdata = f"<main><article itemscope itemtype='https://schema.org/BlogPosting'>{story}{related}</article></main>"
+        assert "Summary 3" not in markdown(f"<main><article>{story}{OTHER_STORIES}</article></main>", head), head
+    microdata = (
+        f"<main><article itemscope itemtype='https://schema.org/BlogPosting'>{story}{OTHER_STORIES}</article></main>"
+    )
     assert "Summary 3" not in markdown(microdata)
     listing = "<main><div itemscope itemtype='https://schema.org/ItemList'><article itemscope"
-    listing += f" itemtype='https://schema.org/BlogPosting'>{story}{related}</article></div></main>"
+    listing += f" itemtype='https://schema.org/BlogPosting'>{story}{OTHER_STORIES}</article></div></main>"
     assert "Summary 3" in markdown(listing), "a list that holds posts is no post: only the outermost item counts"
