@@ -473,6 +473,48 @@ def test_a_thread_whose_posts_sit_in_different_wrappers_is_read_whole():
     assert "Reply 3:" in text, "every post of the family, however each is wrapped"
 
 
+def record(author: str, day: int, body: str) -> str:
+    return (
+        f"<div class='post bg{day % 2}'><div class='postprofile'><a href='/u/{author}'>{author}</a></div>"
+        f"<div class='postbody'><div class='author'>Posted Jan {day}, 2024</div>"
+        f"<div class='content'>{body}</div></div></div>"
+    )
+
+
+def test_the_short_replies_of_a_thread_are_kept_with_its_first_post():
+    question = (
+        "My kettle has started to rumble and the water tastes of chalk after a year of hard water. The manual"
+        " says nothing about descaling, the element is white with scale, the filter at the spout is clogged,"
+        " and the lid no longer closes the way it did. I have tried vinegar once, which left a smell for a"
+        " week, and a tablet from the shop, which did little. Is citric acid worth a try, how long should I"
+        " leave it, and is boiling it with the acid inside safe for the seals and the plastic of the base?"
+    )
+    answers = [
+        "Citric acid, two spoons a litre, an hour. Rinse twice.",
+        "Same here, and boil it empty once after, or the first cup tastes sour.",
+        "Vinegar works too but the smell stays for days; acid is better.",
+        "Mine was clean after one go, the rumble went with the scale.",
+    ]
+    posts = record("ada", 1, question) + "".join(record(f"user{n}", n + 2, text) for n, text in enumerate(answers))
+    text = markdown(f"{NAV}<div class='page'><h1>Descaling the Quiet Kettle</h1><div class='topic'>{posts}</div></div>")
+    assert "tastes of chalk" in text
+    positions = [text.index(answer) for answer in answers]
+    assert positions == sorted(positions), "every reply, short as it is, in reading order"
+    assert "Posted Jan 5, 2024" in text, "a reply's date is part of it"
+    assert "Home" not in text
+
+
+def test_a_page_builders_sections_alike_are_not_a_thread():
+    story = f"<div class='section s1'><div class='text'><h1>Descaling</h1>{KETTLE_PROSE * 6}</div></div>"
+    others = "".join(
+        f"<div class='section s{n}'><p>Follow us on channel {n} for a kettle tip every morning</p></div>"
+        for n in range(2, 5)
+    )
+    text = markdown(f"<div class='builder'>{story}{others}</div>")
+    assert "boils a litre in three minutes" in text
+    assert "Follow us" not in text, "sections alike that add little to the article are the page around it"
+
+
 def test_a_family_of_cards_is_not_one():
     cards = "".join(
         f"<div class='card'><a href='/k{n}'>The Quiet Kettle, model {n}, in brushed steel</a></div>" for n in range(6)

@@ -537,7 +537,9 @@ def main_content(body: Element, *, article: bool = False) -> Element | None:
     the body the page declares (``itemprop=articleBody``) to nothing. A page without a ``main``
     landmark keeps its candidate anyway when it is running text that holds that share of what the
     page says outside its links (``_holds_the_words``). An inline element (a ``small`` byline
-    whose class says ``text``) is never the candidate, its block is.
+    whose class says ``text``) is never the candidate, its block is. A candidate that is one post
+    of a thread is widened to the thread (``_thread``) once it has passed those tests as itself:
+    a product's reviews are records alike too, and the page is more than its reviews.
     """
     measures = Measures(body)
     scores: dict[Element, float] = {}
@@ -576,6 +578,8 @@ def main_content(body: Element, *, article: bool = False) -> Element | None:
     one_section = declared is None and share < (ARTICLE_SHARE if article else SECTIONS_SHARE)
     if one_section and (_main_landmark(body, measures) is not None or not _holds_the_words(top, body, measures)):
         return None
+    top = _thread(top, measures)
+    parent = measures.parent.get(top)
     threshold = max(10.0, scores.get(top, 0) * 0.2)
     label = top.get("class")
     chosen = Element("div")
@@ -670,6 +674,88 @@ FAMILY_CHARS = 300
 FAMILY_LINK_SHARE = 0.3
 
 
+def _thread(top: Element, measures: Measures) -> Element:
+    """The list that holds ``top``'s record and the records like it: a thread's posts, not its first.
+
+    A thread is a list of records alike (one per post: author, date, body), each a block of the
+    same tag whose class starts with the same name; the best candidate is the body of one of them,
+    and the others, short replies mostly, are too short to be scored as content of their own. Up
+    to ``RECORD_LEVELS`` above ``top``, a block with ``RECORDS`` or more such siblings (empty ones
+    do not count) makes their parent the content when the others add ``RECORDS_ADD`` to what the
+    block holds (a page builder's sections are alike too, and one of them is the article), they are
+    text rather than links (``FAMILY_LINK_SHARE``), and they are most of what the parent holds
+    (``RECORDS_SHARE``). The highest such parent wins: a nested comment tree is one thread.
+    """
+    best = top
+    node, level = top, 0
+    while level < RECORD_LEVELS:
+        parent = measures.parent.get(node)
+        if parent is None or parent.tag in ("body", "html"):
+            break
+        kind = _record_kind(node)
+        if kind is not None:
+            records = [child for child in parent if _record_kind(child) == kind and measures.chars.get(child, 0)]
+            chars = sum(measures.chars.get(record, 0) for record in records)
+            links = sum(measures.link_chars.get(record, 0) for record in records)
+            own = measures.chars.get(node, 0)
+            if (
+                len(records) >= RECORDS
+                and chars > measures.chars.get(best, 0)
+                and chars - own >= RECORDS_ADD * own
+                and links < FAMILY_LINK_SHARE * chars
+                and chars >= RECORDS_SHARE * measures.chars.get(parent, 0)
+            ):
+                best = parent
+        node, level = parent, level + 1
+    return best
+
+
+def _records(content: Element, measures: Measures) -> set[Element]:
+    """The records of the content: blocks with ``RECORDS`` or more siblings alike, as ``_thread`` reads them."""
+    found: set[Element] = set()
+    for parent in _outside_code(content):
+        kinds = Counter(_record_kind(child) for child in parent if measures.chars.get(child, 0))
+        found.update(child for child in parent if (kind := _record_kind(child)) is not None and kinds[kind] >= RECORDS)
+    return found
+
+
+def _a_records_date(element: Element, records: set[Element], measures: Measures) -> bool:
+    """A short block inside a record that gives a date: a post's "Posted Jan 5, 2024", a field of it."""
+    if not records or not _is_dated(element):
+        return False
+    node = measures.parent.get(element)
+    while node is not None:
+        if node in records:
+            return True
+        node = measures.parent.get(node)
+    return False
+
+
+def _is_dated(element: Element) -> bool:
+    if next(element.iter("time"), None) is not None:
+        return True
+    return bool(DATE.search(" ".join("".join(element.itertext()).split())))
+
+
+DATE = re.compile(
+    r"\b(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2},? \d{4}"
+    r"|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{4}"
+    r"|\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}[./]\d{2,4})\b",
+    re.IGNORECASE,
+)
+
+
+def _record_kind(element: Element) -> tuple[str, str] | None:
+    classes = (element.get("class") or "").split()
+    return (element.tag, classes[0]) if classes else None
+
+
+RECORD_LEVELS = 8
+RECORDS = 3
+RECORDS_ADD = 0.2
+RECORDS_SHARE = 0.5
+
+
 def _widen(top: Element, scores: dict[Element, float], measures: Measures) -> Element:
     """Prefer a near ancestor that holds clearly more prose than the candidate, without more links.
 
@@ -736,12 +822,14 @@ def clean(content: Element, *, article: bool) -> None:
     ``tags`` or ``contact`` name sections of the content, not furniture around it. In an article,
     the byline and timestamp lines (``BYLINES``, at most ``BYLINE_CHARS``) go: they are the
     document's metadata, not its text. ``author`` is not among them: listings and threads name
-    whole entries by their author.
+    whole entries by their author. A block too short to be one (under 25 characters) stays when it
+    gives the date of a record it sits in (``_a_records_date``): a reply's date is part of the reply.
     """
     measures = Measures(content)
     total = measures.chars.get(content, 0)
     reads_as_article = article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * total
     negative = NEGATIVE - _building_blocks(content, measures)
+    records = _records(content, measures)
     for element in list(_outside_code(content)):
         if element.tag not in CLEANED or element is content or measures.parent.get(element) is content:
             continue
@@ -750,7 +838,7 @@ def clean(content: Element, *, article: bool) -> None:
         parent = measures.parent.get(element)
         if parent is None or not _is_inside(element, content, measures):
             continue
-        if _looks_like_boilerplate(element, measures, article=reads_as_article, negative=negative):
+        if _looks_like_boilerplate(element, measures, article=reads_as_article, negative=negative, records=records):
             remove_keeping_tail(parent, element)
     if reads_as_article:
         for byline in [e for e in content.iter() if _words(e) & BYLINES and measures.chars.get(e, 0) <= BYLINE_CHARS]:
@@ -1072,7 +1160,9 @@ def _a_written_link(element: Element, measures: Measures) -> bool:
     return len(anchors) == 1 and _enclosing(anchors[0], "p", measures, within=element) is not None
 
 
-def _looks_like_boilerplate(element: Element, measures: Measures, *, article: bool, negative: frozenset[str]) -> bool:
+def _looks_like_boilerplate(
+    element: Element, measures: Measures, *, article: bool, negative: frozenset[str], records: set[Element]
+) -> bool:
     weight = _class_weight(element, negative)
     if article and weight < 0 and not _is_prose(element, measures):
         return True
@@ -1091,6 +1181,7 @@ def _looks_like_boilerplate(element: Element, measures: Measures, *, article: bo
     written_link = _a_written_link(element, measures)
     if (
         length < 25
+        and not _a_records_date(element, records, measures)
         and (images == 0 or images > 2)
         and element.tag not in ("table", "dl")
         and not _holds(element, CODE | HEADINGS)
