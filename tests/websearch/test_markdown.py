@@ -61,6 +61,16 @@ def test_no_empty_emphasis_or_links(parser):
     assert render(html, parser=parser) == "Keep this."
 
 
+def test_a_break_is_never_inside_emphasis_or_a_link(parser):
+    html = (
+        '<p>One<em><br></em>two</p><p>See <a href="/x"><br></a>next</p>'
+        "<p><strong>Title<br></strong>Body</p><p><a href='/y'>Tea <br></a>pot</p>"
+    )
+    assert render(html, parser=parser) == (
+        "One  \ntwo\n\nSee  \nnext\n\n**Title**  \nBody\n\n[Tea](https://docs.example/y)  \npot"
+    )
+
+
 def test_relative_links_become_absolute(parser):
     html = '<p><a href="../tea">Tea</a> and <a href="#top">top</a> and <a href="javascript:x()">js</a></p>'
     assert render(html, parser=parser) == "[Tea](https://docs.example/tea) and top and js"

@@ -16,6 +16,8 @@ from steward_websearch.extraction.vocabulary import BLOCKS, NEVER_TEXT
 _SPACES = re.compile(r"[ \t\n\r\f]+")
 BREAK = "\x00"
 """Where a ``<br>`` was: the only line break inside a block (NUL never survives parsing as text)."""
+_EDGES = " \t\n\r\f" + BREAK
+"""What may stand at the edges of a link or an emphasis without being part of it: spaces and breaks."""
 _ESCAPE = re.compile(r"([\\`*_\[\]])")
 _INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
 """Zero-width characters: a block of nothing else shows nothing (inside text they join emoji)."""
@@ -196,13 +198,15 @@ class Renderer:
                 parts.append(self._inline(child))
             parts.append(self._escape(child.tail or ""))
         content = "".join(parts)
-        if top or not self.markdown or not content.strip():
+        if top or not self.markdown or not content.strip(_EDGES):
             return content
         return self._decorate(tag, element, content)
 
     def _decorate(self, tag: str, element: Element, content: str) -> str:
-        inner = content.strip()
-        lead, trail = content[: len(content) - len(content.lstrip())], content[len(content.rstrip()) :]
+        """``content`` as a link or with its emphasis; spaces and ``<br>`` at its edges stay outside the
+        syntax (``<b>Title<br></b>`` is ``**Title**`` and a break, never a bold run cut by a break)."""
+        inner = content.strip(_EDGES)
+        lead, trail = content[: len(content) - len(content.lstrip(_EDGES))], content[len(content.rstrip(_EDGES)) :]
         if tag == "a":
             href = (element.get("href") or "").strip()
             target = None if href.startswith("#") else absolute_url(self.base_url, href)
