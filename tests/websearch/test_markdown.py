@@ -56,6 +56,14 @@ def test_images_only_with_alt_text_and_absolute(parser):
     assert render(html, markdown=False, parser=parser) == "text"
 
 
+def test_an_alt_that_only_names_a_picture_says_nothing(parser):
+    html = (
+        '<p><img src="s.svg" alt="star"><img src="s.svg" alt="5 Stars"><img src="u.png" alt="User avatar">'
+        '<img src="n.jpg" alt="null"><img src="i.png" alt="image 3"> <img src="l.svg" alt="Next.js logo"> text</p>'
+    )
+    assert render(html, parser=parser) == "![Next.js logo](https://docs.example/guide/l.svg) text"
+
+
 def test_no_empty_emphasis_or_links(parser):
     html = '<p>Keep <strong> </strong><em></em><a href="/x"> </a>this.</p>'
     assert render(html, parser=parser) == "Keep this."

@@ -1,8 +1,9 @@
 """An HTML element tree (``parse.parse_html``'s) as Markdown, or as plain text.
 
 Headings, paragraphs, lists (nested), links with absolute URLs, emphasis, inline code, fenced
-code blocks, block quotes and tables survive; images, forms and anything invisible do not. The
-plain-text rendering is the same walk without the syntax, so the two never disagree on content.
+code blocks, block quotes and tables survive, and images whose ``alt`` says what they show;
+other images, forms and anything invisible do not. The plain-text rendering is the same walk
+without the syntax, so the two never disagree on content.
 """
 
 from __future__ import annotations
@@ -228,13 +229,31 @@ class Renderer:
         return _ESCAPE.sub(r"\\\1", text) if self.markdown else text
 
     def _image(self, element: Element) -> str:
-        """``![alt](src)`` for an image that says what it shows; nothing for one that does not."""
+        """``![alt](src)`` for an image that says what it shows; nothing for one that does not.
+
+        An ``alt`` made only of words for a picture (``image``, ``icon``, ``thumbnail``, ``star``,
+        ``user avatar``, ``null``: a template's placeholder, or a script's missing value) and
+        numbers says nothing of what this one shows.
+        """
         alt = _SPACES.sub(" ", element.get("alt") or "").strip()
         source = absolute_url(self.base_url, element.get("src") or "")
-        if not self.markdown or not alt or not source:
+        if not self.markdown or not _says_something(alt) or not source:
             return ""
         alt = alt.replace("[", "\\[").replace("]", "\\]")
         return f" ![{alt}]({_link_target(source)}) "
+
+
+def _says_something(alt: str) -> bool:
+    words = _ALT_WORD.findall(alt.lower())
+    return bool(words) and not set(words) <= PLACEHOLDER_ALT
+
+
+_ALT_WORD = re.compile(r"[^\W\d_]+")
+PLACEHOLDER_ALT = frozenset(
+    """image images img picture pic photo icon thumbnail thumb avatar user profile placeholder spacer
+    null undefined none star stars rating logo graphic banner gallery""".split()
+)
+"""Words for a picture, and a script's missing values: an ``alt`` of nothing else describes nothing."""
 
 
 def _link_target(url: str) -> str:
