@@ -64,6 +64,11 @@ def test_an_alt_that_only_names_a_picture_says_nothing(parser):
     assert render(html, parser=parser) == "![Next.js logo](https://docs.example/guide/l.svg) text"
 
 
+def test_a_thematic_break_only_between_text(parser):
+    html = "<hr><p>One</p><hr><div><hr></div><p>Two</p><hr><hr>"
+    assert render(html, parser=parser) == "One\n\n---\n\nTwo"
+
+
 def test_no_empty_emphasis_or_links(parser):
     html = '<p>Keep <strong> </strong><em></em><a href="/x"> </a>this.</p>'
     assert render(html, parser=parser) == "Keep this."

@@ -37,7 +37,7 @@ class Renderer:
         self._holding_blocks = _holding_blocks(root)
         blocks: list[str] = []
         self._blocks(root, blocks)
-        shown = [block for block in blocks if _INVISIBLE.sub("", block).strip()]
+        shown = _between_text([block for block in blocks if _INVISIBLE.sub("", block).strip()])
         return re.sub(r"\n{3,}", "\n\n", "\n\n".join(shown)).strip()
 
     # blocks
@@ -109,7 +109,7 @@ class Renderer:
                     out.append(table)
         elif tag == "hr":
             if self.markdown:
-                out.append("---")
+                out.append(THEMATIC_BREAK)
         else:
             self._blocks(element, out, depth)
 
@@ -241,6 +241,24 @@ class Renderer:
             return ""
         alt = alt.replace("[", "\\[").replace("]", "\\]")
         return f" ![{alt}]({_link_target(source)}) "
+
+
+def _between_text(blocks: list[str]) -> list[str]:
+    """The blocks without a thematic break that separates nothing: first, last, or after another.
+
+    What stood between two ``<hr>`` (a share bar, an ad) may have gone with the boilerplate; the
+    rules around it mean nothing then.
+    """
+    kept: list[str] = []
+    for block in blocks:
+        if block != THEMATIC_BREAK or (kept and kept[-1] != THEMATIC_BREAK):
+            kept.append(block)
+    while kept and kept[-1] == THEMATIC_BREAK:
+        kept.pop()
+    return kept
+
+
+THEMATIC_BREAK = "---"
 
 
 def _says_something(alt: str) -> bool:
