@@ -69,6 +69,20 @@ def test_a_thematic_break_only_between_text(parser):
     assert render(html, parser=parser) == "One\n\n---\n\nTwo"
 
 
+def test_fields_side_by_side_do_not_run_into_one_word(parser):
+    html = (
+        "<p><span>Article Number</span><span>802.758.87</span></p>"
+        "<p><span class='name'>Dorothy</span><span class='text'>I love the shelves.</span></p>"
+        "<p><span>Co</span><span>rnell</span> keeps <span>31</span><span>g</span> and <b>Game D</b><b>ay</b></p>"
+    )
+    assert render(html, markdown=False, parser=parser) == (
+        "Article Number 802.758.87\n\nDorothy I love the shelves.\n\nCornell keeps 31g and Game Day"
+    )
+    assert render("<p><a href='/b'>REI Co-op</a><span>Nalgene Bottle</span></p>", parser=parser) == (
+        "[REI Co-op](https://docs.example/b) Nalgene Bottle"
+    )
+
+
 def test_no_empty_emphasis_or_links(parser):
     html = '<p>Keep <strong> </strong><em></em><a href="/x"> </a>this.</p>'
     assert render(html, parser=parser) == "Keep this."

@@ -53,6 +53,7 @@ class Renderer:
 
         if element.text:
             inline.append(self._escape(element.text))
+        previous: Element | None = None
         for child in element:
             tag = child.tag if isinstance(child.tag, str) else ""
             if tag in BLOCKS:
@@ -66,9 +67,12 @@ class Renderer:
                 flush()
                 self._blocks(child, out, depth)
             elif tag and tag not in NEVER_TEXT:
+                if _run_together(previous, child):
+                    inline.append(" ")
                 inline.append(self._inline(child))
             if child.tail:
                 inline.append(self._escape(child.tail))
+            previous = child
         flush()
 
     def _block(self, element: Element, tag: str, out: list[str], depth: int) -> None:
@@ -188,6 +192,7 @@ class Renderer:
         if tag in NEVER_TEXT:
             return ""
         parts = [self._escape(element.text or "")]
+        previous: Element | None = None
         for child in element:
             if child.tag == "br":
                 parts.append(BREAK)
@@ -196,8 +201,11 @@ class Renderer:
             elif isinstance(child.tag, str) and child.tag in BLOCKS and child.tag not in ("td", "th"):
                 parts.append(" " + self._inline(child, top=True) + " ")
             else:
+                if _run_together(previous, child):
+                    parts.append(" ")
                 parts.append(self._inline(child))
             parts.append(self._escape(child.tail or ""))
+            previous = child
         content = "".join(parts)
         if top or not self.markdown or not content.strip(_EDGES):
             return content
@@ -241,6 +249,33 @@ class Renderer:
             return ""
         alt = alt.replace("[", "\\[").replace("]", "\\]")
         return f" ![{alt}]({_link_target(source)}) "
+
+
+def _run_together(previous: Element | None, child: Element) -> bool:
+    """Whether two fields written with nothing between them would read as one word that no word is.
+
+    Templates put a label and its value, a brand and a product's name, a reviewer's name and the
+    review in spans side by side (``<span>Article Number</span><span>802.758.87</span>``) and let
+    the stylesheet set them apart. Where the join reads as no word does (a lower-case letter then
+    a capital, a letter then a digit: ``Number802``, ``DorothyI love``) they get a space; a word
+    split across spans (``Co</span><span>rnell``), or a number and its unit (``31</span><span>g``),
+    stays as written.
+    """
+    if previous is None or previous.tail or previous.tag not in FIELDS or child.tag not in FIELDS:
+        return False
+    before, after = _last_character(previous), _first_character(child)
+    return (before.islower() and after.isupper()) or (before.isalpha() and after.isdigit())
+
+
+FIELDS = frozenset({"span", "a", "label"})
+
+
+def _first_character(element: Element) -> str:
+    return next((piece[0] for piece in element.itertext() if piece), " ")
+
+
+def _last_character(element: Element) -> str:
+    return next((piece[-1] for piece in reversed(list(element.itertext())) if piece), " ")
 
 
 def _between_text(blocks: list[str]) -> list[str]:
