@@ -275,7 +275,19 @@ def _first_character(element: Element) -> str:
 
 
 def _last_character(element: Element) -> str:
-    return next((piece[-1] for piece in reversed(list(element.itertext())) if piece), " ")
+    """The last character of ``element``'s text, read from the end: a big field is not read whole."""
+    pending: list[Element | str] = [element]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, str):
+            if node:
+                return node[-1]
+            continue
+        if isinstance(node.tag, str):
+            pending.append(node.text or "")
+            for child in node:
+                pending.extend((child, child.tail or ""))
+    return " "
 
 
 def _between_text(blocks: list[str]) -> list[str]:
