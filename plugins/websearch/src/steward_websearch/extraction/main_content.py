@@ -721,14 +721,7 @@ def _records(content: Element, measures: Measures) -> set[Element]:
 
 def _a_records_date(element: Element, records: set[Element], measures: Measures) -> bool:
     """A short block inside a record that gives a date: a post's "Posted Jan 5, 2024", a field of it."""
-    if not records or not _is_dated(element):
-        return False
-    node = measures.parent.get(element)
-    while node is not None:
-        if node in records:
-            return True
-        node = measures.parent.get(node)
-    return False
+    return bool(records) and _is_dated(element) and any(node in records for node in _ancestors(element, measures))
 
 
 def _is_dated(element: Element) -> bool:
@@ -794,12 +787,15 @@ def _is_declared_body(element: Element) -> bool:
 
 
 def _is_inside(element: Element, ancestor: Element, measures: Measures) -> bool:
+    return any(node is ancestor for node in _ancestors(element, measures))
+
+
+def _ancestors(element: Element, measures: Measures) -> Iterator[Element]:
+    """``element``'s parent, its parent's parent, and so on up to the root."""
     node = measures.parent.get(element)
     while node is not None:
-        if node is ancestor:
-            return True
+        yield node
         node = measures.parent.get(node)
-    return False
 
 
 def _worthy_paragraph(element: Element, measures: Measures) -> bool:
