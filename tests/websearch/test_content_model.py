@@ -217,6 +217,45 @@ def test_an_element_hidden_by_its_class_is_dropped_unless_it_is_content():
     assert "Shown from medium screens up" in text, "a responsive class hides only on some screens"
 
 
+def test_the_panels_a_reader_opens_are_kept_but_hidden_menus_modals_and_copies_are_not():
+    page = (
+        "<main><h1>Online certificates</h1><p>Short courses that end in a certificate you can show.</p>"
+        "<div class='faq__question'>What is an online certificate?</div>"
+        "<div class='faq__answer' style='display: none'>A short programme of study, online and at your own"
+        " pace, that ends with an assessment.</div>"
+        "<button aria-controls='panel-2' aria-expanded='false'>Details</button>"
+        "<div style='display:none'><div id='panel-2'>Twelve lessons of twenty minutes each.</div></div>"
+        "<div class='tab-panel'>Feeders for every garden.</div>"
+        "<div class='tab-panel' style='display:none'>Add-ons: perches, roofs and seed cakes.</div>"
+        "<div class='tab-panel' style='display:none'>Feeders for every garden.</div>"
+        "<div class='menu-panel' style='display:none'><a href='/a'>All courses</a> <a href='/b'>All subjects</a></div>"
+        "<div class='tab-panel modal' style='display:none'>Sign up for our newsletter.</div>"
+        "<p>Where should we send it?</p><div class='address-modal hide'>Sorry, we could not check that address.</div>"
+        "</main>"
+    )
+    text = markdown(page)
+    assert "A short programme of study" in text, "an FAQ's answer is hidden under its question"
+    assert "Twelve lessons" in text, "a control opens the one element the hidden panel wraps"
+    assert "Add-ons: perches" in text, "a tab's panel is hidden beside the open one"
+    assert text.count("Feeders for every garden") == 1, "a hidden copy of the open tab is a copy"
+    assert "All courses" not in text, "a hidden panel of links is a menu"
+    assert "newsletter" not in text, "a modal waits to interrupt"
+    assert "could not check" not in text
+
+
+def test_a_popover_is_hidden_until_something_opens_it():
+    page = (
+        "<main><h1>Roadmap</h1><p>Is there a roadmap for the next releases? The forum only lists the changes to"
+        " products already out, and we plan our shop a year ahead, so a date for the new checkout would help."
+        " Thank you!</p></main>"
+        "<div popover><h2>Install the app</h2><p>Tap the share icon in the browser, scroll the menu, and tap Add"
+        " to Home Screen; then tap Add in the top-right corner, and confirm by tapping Install.</p></div>"
+    )
+    text = markdown(page)
+    assert "roadmap for the next releases" in text
+    assert "Install the app" not in text
+
+
 def test_a_sheet_inside_a_drawer_is_the_drawers_content():
     drawer = (
         "<div role='dialog' class='sheet'><aside class='sheet-aside'><h2>Description</h2><ul><li>Slim fit</li>"

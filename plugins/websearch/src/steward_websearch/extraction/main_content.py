@@ -147,7 +147,9 @@ def _is_skip_link(anchor: Element) -> bool:
 
 
 def _is_hidden(element: Element) -> bool:
-    if element.get("hidden") is not None or _hidden_by_class(element.get("class")):
+    if element.get("hidden") is not None or element.get("popover") is not None:
+        return True
+    if _hidden_by_class(element.get("class")):
         return True
     style = (element.get("style") or "").replace(" ", "").lower()
     return "display:none" in style or "visibility:hidden" in style
@@ -356,15 +358,18 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     the product details in drawers opened on demand, where an article's dialogs are the site's
     (republish this story, sign up). The page's own ``header`` is its banner (``_banners``) and
     goes with what is hidden, on the same terms: a page wrapped whole in one keeps it, unless it is
-    a menu. Hidden is ``hidden``, ``display: none``, ``visibility: hidden``, or a class that only
-    hides (``hide``, ``d-none``; not ``hidden md:block``, which shows from a screen size up).
+    a menu. Hidden is ``hidden``, ``popover`` (shown only when something opens it), ``display:
+    none``, ``visibility: hidden``, or a class that only hides (``hide``, ``d-none``; not ``hidden
+    md:block``, which shows from a screen size up).
 
     Hidden is kept when it is content waiting for JavaScript: shops and landing pages ship their
     whole content under ``display: none`` and reveal it once loaded (a hidden element holding half
     the page's text that is not a menu: a grid of products can be half links, a menu is more,
     ``MENU_LINK_SHARE``), and tabs and accordions hide descriptions and specifications the same
-    way (a hidden element that is prose, few of its words links, or that holds a table of figures).
+    way (a hidden element that is prose, few of its words links, or that holds a table of figures,
+    or a panel the reader opens: ``_is_panel``).
     """
+    panels = _Panels(root)
     drawers = set() if article or not furniture else _drawers(root)
     drawers.update([element for drawer in drawers for element in drawer.iter("aside")])
 
@@ -379,7 +384,12 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     banners = _banners(root, measures) if furniture else set()
 
     def hidden_or_banner(child: Element, tag: str) -> bool:
-        if child not in banners and (not _is_hidden(child) or _is_prose(child, measures) or _is_data(child, measures)):
+        if child not in banners and (
+            not _is_hidden(child)
+            or _is_prose(child, measures)
+            or _is_data(child, measures)
+            or _is_panel(child, panels, measures)
+        ):
             return False
         return not _holds_the_page(child, measures, total) or measures.link_density(child) > MENU_LINK_SHARE
 
@@ -387,6 +397,67 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
 
 
 MENU_LINK_SHARE = 0.5
+
+
+class _Panels:
+    """What tells a hidden panel a reader opens on one page: the ids its controls name
+    (``aria-controls``), and, per parent, the blocks shown beside the hidden ones (read once per
+    parent, so a carousel of thousands of hidden slides costs one pass)."""
+
+    def __init__(self, root: Element) -> None:
+        self.controlled = frozenset(
+            name for element in root.iter() if (names := element.get("aria-controls")) for name in names.split()
+        )
+        self._siblings: dict[Element, tuple[dict[Element, Element], dict[tuple[str, str], set[str]]]] = {}
+
+    def siblings(
+        self, parent: Element, measures: Measures
+    ) -> tuple[dict[Element, Element], dict[tuple[str, str], set[str]]]:
+        """Each child's previous sibling that says something, and the texts shown by each kind of child."""
+        if parent not in self._siblings:
+            previous: dict[Element, Element] = {}
+            shown: dict[tuple[str, str], set[str]] = {}
+            last = None
+            for child in parent:
+                if last is not None:
+                    previous[child] = last
+                if not measures.chars.get(child, 0):
+                    continue
+                last = child
+                kind = _record_kind(child)
+                if kind is not None and not _is_hidden(child):
+                    shown.setdefault(kind, set()).add(_paragraph_text(child))
+            self._siblings[parent] = previous, shown
+        return self._siblings[parent]
+
+
+def _is_panel(element: Element, panels: _Panels, measures: Measures) -> bool:
+    """A hidden panel a reader opens: an accordion's answer, a tab's content; not a menu, not a modal.
+
+    It is one when a control names it or the one element it wraps (``aria-controls``), when a
+    sibling alike (same tag, same first class) is shown and says something else (the tab that is
+    open, the slide on screen), or when it follows a question ("What is an online certificate?",
+    the FAQ's answer under it). A panel of links is a menu (``MENU_LINK_SHARE``); one named a
+    modal or an overlay waits to interrupt the reader, not to be read; both go with what is hidden.
+    """
+    if not measures.chars.get(element, 0) or measures.link_density(element) > MENU_LINK_SHARE:
+        return False
+    if _words(element) & OVERLAYS:
+        return False
+    if element.get("id") in panels.controlled or (len(element) == 1 and element[0].get("id") in panels.controlled):
+        return True
+    parent = measures.parent.get(element)
+    if parent is None:
+        return False
+    previous, shown = panels.siblings(parent, measures)
+    kind = _record_kind(element)
+    if kind is not None and shown.get(kind, set()) - {_paragraph_text(element)}:
+        return True
+    before = previous.get(element)
+    return before is not None and not _is_hidden(before) and _paragraph_text(before).endswith("?")
+
+
+OVERLAYS = frozenset({"modal", "popup", "overlay", "lightbox", "dialog", "popover", "toast"})
 
 
 def _banners(root: Element, measures: Measures) -> set[Element]:
