@@ -256,6 +256,26 @@ def test_a_popover_is_hidden_until_something_opens_it():
     assert "Install the app" not in text
 
 
+def test_an_id_that_spells_its_sections_heading_names_a_subject_not_a_role():
+    def section(slug: str, title: str) -> str:
+        return (
+            f"<section id='s-{slug}'><span id='{slug}'></span><h3><code>{title}</code></h3><p>Returns a QuerySet"
+            f" that follows foreign keys; {title} selects the related objects in the same query.</p></section>"
+        )
+
+    introduction = (
+        "<p>" + "A QuerySet can be built, filtered, sliced and passed around without touching the database. " * 6
+    )
+    page = (
+        f"<main><h1>QuerySet API reference</h1>{introduction}</p>{section('prefetch-related', 'prefetch_related()')}"
+        "<div id='related-products'><h2>Related products</h2><p><a href='/a'>A desk lamp</a>, "
+        "<a href='/b'>A footrest</a></p></div></main>"
+    )
+    text = kept_after_boilerplate(page)
+    assert "prefetch_related() selects the related objects" in text, "no related-links rail"
+    assert "A desk lamp" not in text, "a heading that opens with the role names the role"
+
+
 def test_a_sheet_inside_a_drawer_is_the_drawers_content():
     drawer = (
         "<div role='dialog' class='sheet'><aside class='sheet-aside'><h2>Description</h2><ul><li>Slim fit</li>"

@@ -43,6 +43,7 @@ NEGATIVE = frozenset(
     meta newsletter outbrain promo recommend related share shopping shoutbox sidebar skyscraper social
     sponsor subscribe tags tool widget""".split()
 )
+ROLE_WORDS = UNLIKELY | NEGATIVE
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _NAME = re.compile(r"[A-Za-z0-9]+")
 _MADE = re.compile(r"[0-9][A-Za-z]")
@@ -99,10 +100,43 @@ CLEANED = ("div", "section", "ul", "ol", "table", "figure", "header", "dl")
 
 
 def _words(element: Element) -> frozenset[str]:
+    """The words of an element's class and id, where they name its role.
+
+    An id that spells the element's own heading is the heading's anchor, the subject of the
+    section and not its role: Sphinx and most documentation generators give the section on
+    ``prefetch_related()`` the id ``s-prefetch-related``, which is no related-links rail.
+    """
     classes, identifier = element.get("class"), element.get("id")
     if not classes and not identifier:
         return _NO_WORDS
-    return _label_words(f"{classes or ''} {identifier or ''}")
+    words = _label_words(f"{classes or ''} {identifier or ''}")
+    if identifier and words & ROLE_WORDS and _anchors_its_heading(element, identifier):
+        return _label_words(classes) if classes else _NO_WORDS
+    return words
+
+
+def _anchors_its_heading(element: Element, identifier: str) -> bool:
+    """Whether ``identifier`` spells the heading that opens ``element`` (one of its first blocks),
+    and that heading names a subject: one that opens with a role word ("Related products",
+    "Comments") names the role."""
+    heading = next(
+        (
+            node
+            for child in element[:HEADING_PLACES]
+            for node in (child, *child[:HEADING_PLACES])
+            if isinstance(node.tag, str) and node.tag in HEADINGS
+        ),
+        None,
+    )
+    if heading is None:
+        return False
+    title = " ".join(heading.itertext())
+    first = _NAME.search(title)
+    named = {word for word in _label_words(identifier) if len(word) > 1}
+    return bool(named) and named <= _label_words(title) and first is not None and first[0].lower() not in ROLE_WORDS
+
+
+HEADING_PLACES = 3
 
 
 _NO_WORDS: frozenset[str] = frozenset()
