@@ -276,6 +276,38 @@ def test_an_id_that_spells_its_sections_heading_names_a_subject_not_a_role():
     assert "A desk lamp" not in text, "a heading that opens with the role names the role"
 
 
+def cleaned(body: str) -> str:
+    content = parse.parse_html(f"<html><body><div id='content'>{body}</div></body></html>").find("body")[0]
+    main_content.clean(content, article=False)
+    return " ".join("".join(content.itertext()).split())
+
+
+def card(number: int) -> str:
+    return (
+        f"<div class='card'><div class='card-body'><a href='/p/{number}'>Quiet Kettle {number}</a>"
+        f"<div class='card-meta'><span>€{40 + number}.00</span> <a href='/p/{number}#reviews'>{number} reviews</a>"
+        "</div></div></div>"
+    )
+
+
+def test_the_cards_of_a_listing_are_its_content_however_many_links_they_hold():
+    intro = "<h1>Kettles</h1><p>Kettles that boil a litre in three minutes, with no plastic where the water is.</p>"
+    text = cleaned(f"{intro}<div class='grid'>{''.join(card(n) for n in range(1, 9))}</div>")
+    assert "Quiet Kettle 8€48.00 8 reviews" in text, "cards alike that hold most of the content are the listing"
+    story = "<p>" + "The kettle sings because steam bubbles collapse against the cold water above them. " * 8
+    text = cleaned(
+        f"<h1>Why kettles sing</h1>{story}</p><div class='rail'>{''.join(card(n) for n in range(1, 4))}</div>"
+    )
+    assert "Quiet Kettle" not in text, "a few cards of links beside a story are a rail"
+    posts = "".join(
+        f"<div class='post'><div class='post-number'><a href='#p{n}'>#{n}</a></div><div class='post-body'>"
+        + f"Reply {n}: two spoons of citric acid in a litre of water, left for an hour, then rinsed. " * 4
+        + "</div></div>"
+        for n in range(1, 5)
+    )
+    assert "#3" not in cleaned(posts), "posts are no cards: their numbers go as any short block does"
+
+
 def test_a_sheet_inside_a_drawer_is_the_drawers_content():
     drawer = (
         "<div role='dialog' class='sheet'><aside class='sheet-aside'><h2>Description</h2><ul><li>Slim fit</li>"

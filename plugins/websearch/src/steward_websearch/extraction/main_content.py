@@ -824,6 +824,35 @@ def _records(content: Element, measures: Measures) -> set[Element]:
     return found
 
 
+def _listed(content: Element, measures: Measures) -> set[Element]:
+    """The entries of a listing that is the content, and everything inside them.
+
+    A collection page's cards (a title that links to the product, a price, a count of reviews)
+    are mostly links, and as blocks of links ``clean`` would drop them one by one; yet they are
+    what the page lists. Entries are records alike (``RECORDS`` or more siblings of one tag and
+    first class) that together hold ``LISTING_SHARE`` of the content and are short, under
+    ``FAMILY_CHARS`` each on average: posts of a thread are records too, and inside a post the
+    short labels ("#3", "Joined") still go.
+    """
+    total = measures.chars.get(content, 0)
+    found: set[Element] = set()
+    for parent in _outside_code(content):
+        groups: dict[tuple[str, str], list[Element]] = {}
+        for child in parent:
+            kind = _record_kind(child)
+            if kind is not None and measures.chars.get(child, 0):
+                groups.setdefault(kind, []).append(child)
+        for entries in groups.values():
+            chars = sum(measures.chars.get(entry, 0) for entry in entries)
+            if len(entries) >= RECORDS and chars >= LISTING_SHARE * total and chars < FAMILY_CHARS * len(entries):
+                for entry in entries:
+                    found.update(entry.iter())
+    return found
+
+
+LISTING_SHARE = 0.5
+
+
 def _a_records_date(element: Element, records: set[Element], measures: Measures) -> bool:
     """A short block inside a record that gives a date: a post's "Posted Jan 5, 2024", a field of it."""
     return bool(records) and _is_dated(element) and any(node in records for node in _ancestors(element, measures))
@@ -925,12 +954,14 @@ def clean(content: Element, *, article: bool) -> None:
     document's metadata, not its text. ``author`` is not among them: listings and threads name
     whole entries by their author. A block too short to be one (under 25 characters) stays when it
     gives the date of a record it sits in (``_a_records_date``): a reply's date is part of the reply.
+    Content that does not read as an article keeps the entries of its listing whole (``_listed``).
     """
     measures = Measures(content)
     total = measures.chars.get(content, 0)
     reads_as_article = article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * total
     negative = NEGATIVE - _building_blocks(content, measures)
     records = _records(content, measures)
+    listed = set() if reads_as_article else _listed(content, measures)
     for element in list(_outside_code(content)):
         if element.tag not in CLEANED or element is content or measures.parent.get(element) is content:
             continue
@@ -938,6 +969,8 @@ def clean(content: Element, *, article: bool) -> None:
             continue
         parent = measures.parent.get(element)
         if parent is None or not _is_inside(element, content, measures):
+            continue
+        if element in listed:
             continue
         if _looks_like_boilerplate(element, measures, article=reads_as_article, negative=negative, records=records):
             remove_keeping_tail(parent, element)
