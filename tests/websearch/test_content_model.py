@@ -294,6 +294,8 @@ def test_the_cards_of_a_listing_are_its_content_however_many_links_they_hold():
     intro = "<h1>Kettles</h1><p>Kettles that boil a litre in three minutes, with no plastic where the water is.</p>"
     text = cleaned(f"{intro}<div class='grid'>{''.join(card(n) for n in range(1, 9))}</div>")
     assert "Quiet Kettle 8€48.00 8 reviews" in text, "cards alike that hold most of the content are the listing"
+    items = "".join(f"<li>{card(n)}</li>" for n in range(1, 9))
+    assert "Quiet Kettle 8€48.00" in cleaned(f"{intro}<ul class='results'>{items}</ul>"), "items of a list are alike"
     story = "<p>" + "The kettle sings because steam bubbles collapse against the cold water above them. " * 8
     text = cleaned(
         f"<h1>Why kettles sing</h1>{story}</p><div class='rail'>{''.join(card(n) for n in range(1, 4))}</div>"

@@ -830,7 +830,8 @@ def _listed(content: Element, measures: Measures) -> set[Element]:
     A collection page's cards (a title that links to the product, a price, a count of reviews)
     are mostly links, and as blocks of links ``clean`` would drop them one by one; yet they are
     what the page lists. Entries are records alike (``RECORDS`` or more siblings of one tag and
-    first class) that together hold ``LISTING_SHARE`` of the content and are short, under
+    first class, or items of one list, classed or not) that together hold ``LISTING_SHARE`` of
+    the content and are short, under
     ``FAMILY_CHARS`` each on average: posts of a thread are records too, and inside a post the
     short labels ("#3", "Joined") still go.
     """
@@ -839,7 +840,7 @@ def _listed(content: Element, measures: Measures) -> set[Element]:
     for parent in _outside_code(content):
         groups: dict[tuple[str, str], list[Element]] = {}
         for child in parent:
-            kind = _record_kind(child)
+            kind = _record_kind(child) or (("li", "") if child.tag == "li" else None)
             if kind is not None and measures.chars.get(child, 0):
                 groups.setdefault(kind, []).append(child)
         for entries in groups.values():
