@@ -310,6 +310,19 @@ def test_the_cards_of_a_listing_are_its_content_however_many_links_they_hold():
     assert "#3" not in cleaned(posts), "posts are no cards: their numbers go as any short block does"
 
 
+def test_the_block_holding_a_products_title_is_the_product_not_its_gallery():
+    thumbnails = "".join(f"<img src='/img/{n}.jpg' alt='Toolkit, view {n}'>" for n in range(1, 9))
+    product = (
+        f"<div class='product-top'>{thumbnails}<h1>Essential Electronics Toolkit</h1><p>$29.95</p>"
+        "<div>Everything you need to open and repair phones, consoles and laptops.</div></div>"
+    )
+    gallery = f"<div class='gallery'>{thumbnails}<div>Photos: the toolkit from every side</div></div>"
+    text = cleaned(f"<p>{'Repair is a right, and the kit makes it easy. ' * 3}</p><div>{product}{gallery}</div>")
+    assert "Everything you need to open and repair" in text
+    assert "$29.95" in text
+    assert "from every side" not in text, "pictures and a caption are a gallery"
+
+
 def test_a_sheet_inside_a_drawer_is_the_drawers_content():
     drawer = (
         "<div role='dialog' class='sheet'><aside class='sheet-aside'><h2>Description</h2><ul><li>Slim fit</li>"

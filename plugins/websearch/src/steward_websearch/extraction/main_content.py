@@ -1283,6 +1283,9 @@ def _is_data(element: Element, measures: Measures) -> bool:
 
 
 GALLERY_CHARS_PER_IMAGE = 200
+TITLES = frozenset({"h1"})
+"""A block holding the page's title is what the page is about (a product's pictures beside its
+name, price and description), never a gallery however many pictures it holds."""
 
 
 def _holds(element: Element, tags: frozenset[str]) -> bool:
@@ -1309,7 +1312,12 @@ def _looks_like_boilerplate(
     items = sum(1 for e in element.iter("li")) - 100
     density = measures.link_density(element)
     length = len(text)
-    if images > 1 and paragraphs / images < 0.5 and length < GALLERY_CHARS_PER_IMAGE * images:
+    if (
+        images > 1
+        and paragraphs / images < 0.5
+        and length < GALLERY_CHARS_PER_IMAGE * images
+        and not _holds(element, TITLES)
+    ):
         return True
     if element.tag not in ("ul", "ol") and items > paragraphs:
         return True
