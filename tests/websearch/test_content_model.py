@@ -323,6 +323,21 @@ def test_the_block_holding_a_products_title_is_the_product_not_its_gallery():
     assert "from every side" not in text, "pictures and a caption are a gallery"
 
 
+def test_a_list_of_sources_each_with_its_note_is_written_and_a_list_of_links_is_not():
+    sources = (
+        "<ul><li><a href='/arbor'>Arbor Day Foundation, climate and tree resources</a> – planting trees and"
+        " hardiness zones</li><li><a href='/noaa'>NOAA Climate.gov, the climate data portal</a> – maps and data"
+        " on the climate</li><li><a href='/epa'>EPA, what you can do about climate change</a> – at home, at"
+        " work, on the road</li></ul>"
+    )
+    links = "<ul><li><a href='/a'>Climate</a></li><li><a href='/b'>Trees</a></li><li><a href='/c'>Data</a></li></ul>"
+    story = "<p>" + "Planting a tree is the oldest way to store carbon. " * 6 + "</p>"
+    text = cleaned(f"{story}<div>{sources}{links}</div>")
+    assert "maps and data on the climate" in text, "a writer's annotated list of sources"
+    assert "NOAA Climate.gov" in text
+    assert "Trees" not in text, "a list that is only its links is a link list"
+
+
 def test_a_sheet_inside_a_drawer_is_the_drawers_content():
     drawer = (
         "<div role='dialog' class='sheet'><aside class='sheet-aside'><h2>Description</h2><ul><li>Slim fit</li>"

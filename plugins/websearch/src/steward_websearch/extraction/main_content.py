@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from xml.etree.ElementTree import Element
 
-from steward_websearch.extraction.vocabulary import BLOCKS, CODE, FURNITURE, HEADINGS, INLINE, UNSEEN
+from steward_websearch.extraction.vocabulary import BLOCKS, CODE, FURNITURE, HEADINGS, INLINE, LISTS, UNSEEN
 
 HIDDEN_ROLES = frozenset(
     ["navigation", "banner", "contentinfo", "complementary", "dialog", "alertdialog", "search", "menu", "menubar"]
@@ -1331,6 +1331,26 @@ def _looks_like_boilerplate(
         and not written_link
     ):
         return True
+    if element.tag in LISTS and _annotated(element, measures):
+        return False
     if weight < 25 and density > 0.33 and not written_link:
         return True
     return weight >= 25 and density > 0.5
+
+
+def _annotated(items: Element, measures: Measures) -> bool:
+    """A list whose items say something of their own beside their links: references, a reading list.
+
+    "Arbor Day Foundation – information about climate change and planting trees", "[Barak-Steurer]
+    graduate course on sum-of-squares": a writer's list of sources, each link annotated. A menu's
+    items are their links and nothing else. Annotated is half the items holding
+    ``ANNOTATION_CHARS`` or more characters outside their links.
+    """
+    entries = [item for item in items if item.tag == "li" and measures.chars.get(item, 0)]
+    annotated = sum(
+        1 for item in entries if measures.chars.get(item, 0) - measures.link_chars.get(item, 0) >= ANNOTATION_CHARS
+    )
+    return bool(entries) and annotated * 2 >= len(entries)
+
+
+ANNOTATION_CHARS = 25
