@@ -831,9 +831,8 @@ def _listed(content: Element, measures: Measures) -> set[Element]:
     are mostly links, and as blocks of links ``clean`` would drop them one by one; yet they are
     what the page lists. Entries are records alike (``RECORDS`` or more siblings of one tag and
     first class, or items of one list, classed or not) that together hold ``LISTING_SHARE`` of
-    the content and are short, under
-    ``FAMILY_CHARS`` each on average: posts of a thread are records too, and inside a post the
-    short labels ("#3", "Joined") still go.
+    the content and are short, under ``FAMILY_CHARS`` each on average: posts of a thread are
+    records too, and inside a post the short labels ("#3", "Joined") still go.
     """
     total = measures.chars.get(content, 0)
     found: set[Element] = set()
