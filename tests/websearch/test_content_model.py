@@ -454,6 +454,19 @@ def test_other_stories_are_never_an_articles_content_however_long():
     assert "Summary 3" not in markdown(page, ARTICLE_TYPE)
 
 
+def test_a_wrapper_named_like_an_ad_or_other_stories_that_holds_the_story_is_the_story():
+    footer = "<div class='footer-links'><a href='/imprint'>Imprint</a> <a href='/privacy'>Privacy</a></div>"
+    teaser = "<p>Elsewhere: the town's new bakery opens on Monday, with bread baked through the night.</p>"
+    for wrapper in ("<div id='skyscraper-height-div'>{}</div>", "<div id='theme-taboola'>{}</div>"):
+        story = wrapper.format(f"<h1>Kettle descaling</h1>{KETTLE_PROSE * 4}")
+        text = markdown(f"<main>{story}<div class='teaser'>{teaser}</div></main>{footer}", ARTICLE_TYPE)
+        assert "boils a litre in three minutes" in text, wrapper
+        assert "Imprint" not in text
+    rail = f"<div class='recommended'><h2>More stories</h2>{KETTLE_PROSE * 4}</div>"
+    text = markdown(f"<main><h1>Kettle descaling</h1>{KETTLE_PROSE}{rail}</main>{footer}", ARTICLE_TYPE)
+    assert "More stories" not in text, "other stories longer than the story, without its title, are not it"
+
+
 def test_a_short_story_outweighed_by_a_sidebar_of_links_is_still_the_content():
     categories = "".join(f"<li><a href='/c/{n}'>Category {n}</a></li>" for n in range(40))
     tags = " ".join(f"<a href='/t/{n}'>tag{n}</a>" for n in range(120))

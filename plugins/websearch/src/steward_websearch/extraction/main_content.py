@@ -260,7 +260,7 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
     captions_dropped = article and _drop_unmarked_captions(root, measures)
     if boxes_dropped or captions_dropped:
         measures = Measures(root)
-    total = measures.chars.get(root, 0)
+    total, prose = measures.chars.get(root, 0), measures.prose_chars.get(root, 0)
     suspects: list[tuple[Element, Element, frozenset[str]]] = []
     stack = [root]
     while stack:
@@ -269,7 +269,9 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
             if child.tag not in KEPT_WHATEVER_THE_NAME:
                 words = _words(child)
                 named = words & UNLIKELY
-                if (article and named & ELSEWHERE) or (
+                if named and _is_the_story(child, words, measures, prose):
+                    pass
+                elif (article and named & ELSEWHERE) or (
                     named
                     and not words & MAYBE
                     and not _holds_the_page(child, measures, total)
@@ -556,6 +558,25 @@ KEPT_WHATEVER_THE_NAME = frozenset({"body", "article", "main", "table", "tbody",
 
 def _holds_the_page(element: Element, measures: Measures, total: int) -> bool:
     return total > 0 and measures.chars.get(element, 0) >= total / 2
+
+
+def _is_the_story(element: Element, words: frozenset[str], measures: Measures, prose: int) -> bool:
+    """Whether a block named like boilerplate is the page's story all the same: it holds
+    ``PROSE_HELD`` of what the page has in paragraphs.
+
+    Templates wrap the story in a box named for the ad slot beside it (``skyscraper-height-div``),
+    the share bar above it (``entry share``) or the recommendation widget below it
+    (``theme-taboola``); dropped, the page says nothing. Readers' replies (``TALK``) are judged
+    apart, beside the story. A block named for other pages' content (``ELSEWHERE``) can hold most
+    of the prose too, a carousel of teasers beside a short story; it is the story only when it also
+    holds the page's title or a name that says content (``article__content js-related``).
+    """
+    if words & TALK or prose < PROSE_CHARS or measures.prose_chars.get(element, 0) < PROSE_HELD * prose:
+        return False
+    return not words & ELSEWHERE or bool(words & MAYBE) or _holds(element, TITLES)
+
+
+PROSE_HELD = 0.75
 
 
 def remove_keeping_tail(parent: Element, child: Element) -> None:
