@@ -575,6 +575,14 @@ def test_the_pages_own_header_is_its_banner_but_an_articles_header_is_content():
     assert "Reader tips" in text
 
 
+def test_furniture_holding_the_main_landmark_wraps_the_page_and_is_kept():
+    for opening in ("<header role='banner'>", "<div role='navigation'>", "<aside>"):
+        page = f"{opening}{NAV}<main><h1>Kettle descaling</h1>{KETTLE_PROSE * 3}</main>"
+        text = kept_after_boilerplate(page)
+        assert "boils a litre in three minutes" in text, opening
+        assert "Shop" not in text, "the furniture inside the wrapper still goes"
+
+
 def test_a_page_wrapped_whole_in_its_header_keeps_it():
     text = kept_after_boilerplate(f"<header><h1>Kettle descaling</h1>{KETTLE_PROSE * 3}</header><p>Imprint</p>")
     assert "boils a litre in three minutes" in text

@@ -392,7 +392,9 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     dialog, and figure captions. A dialog inside the ``main`` landmark, and the ``aside`` it
     slides in, are not furniture unless the page is an ``article``: shops put the size guide and
     the product details in drawers opened on demand, where an article's dialogs are the site's
-    (republish this story, sign up). The page's own ``header`` is its banner (``_banners``) and
+    (republish this story, sign up). Furniture that holds the ``main`` landmark is a wrapper, not
+    furniture: a ``header`` left open, or a template's banner around the whole page, holds the
+    content too, and its own menus go one by one. The page's own ``header`` is its banner (``_banners``) and
     goes with what is hidden, on the same terms: a page wrapped whole in one keeps it, unless it is
     a menu. Hidden is ``hidden``, ``popover`` (shown only when something opens it), ``display:
     none``, ``visibility: hidden``, or a class that only hides (``hide``, ``d-none``; not ``hidden
@@ -412,7 +414,12 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     def unwanted(child: Element, tag: str) -> bool:
         if not tag or tag.startswith("{") or tag in UNSEEN or (tag == "noscript" and _asks_for_javascript(child)):
             return True
-        return furniture and child not in drawers and (tag in FURNITURE or _is_furniture(child))
+        return (
+            furniture
+            and child not in drawers
+            and (tag in FURNITURE or _is_furniture(child))
+            and not any(_is_main(element) for element in child.iter())
+        )
 
     _drop_where(root, unwanted)
     measures = Measures(root)
