@@ -908,3 +908,36 @@ def test_json_ld_and_microdata_declare_an_article_as_og_type_does():
     listing = "<main><div itemscope itemtype='https://schema.org/ItemList'><article itemscope"
     listing += f" itemtype='https://schema.org/BlogPosting'>{story}{OTHER_STORIES}</article></div></main>"
     assert "Summary 3" in markdown(listing), "a list that holds posts is no post: only the outermost item counts"
+
+
+DECLARED_BODY = (
+    "The council voted on Tuesday to keep the library open on Sundays, after a petition signed by four"
+    " thousand residents asked for it.\nThe extra hours cost less than a tenth of the branch's budget, the"
+    " treasurer said, and volunteers from the reading club will staff the front desk in the afternoons.\n"
+    "The first Sunday opening is planned for the start of next month, with a story hour for children and"
+    " a repair café in the basement for anyone bringing a broken lamp or toaster.\nThe reading club"
+    " will choose the first month's books, starting with a history of the town's old paper mill."
+)
+
+
+def test_the_declared_article_body_stands_in_for_a_page_its_html_does_not_show():
+    shell = f"<header>{NAV}</header><main><div id='root'><p>Loading…</p></div></main><footer>Imprint</footer>"
+    item = {"@type": "NewsArticle", "headline": "Library open on Sundays", "articleBody": DECLARED_BODY}
+    text = markdown(shell, json_ld(item))
+    assert "after a petition signed by four thousand residents" in text
+    assert "a repair café in the basement" in text
+    assert text.count("\n\n") >= 2, "one paragraph per line of the declared body"
+    marked_up = {**item, "articleBody": "".join(f"<p>{line}</p>" for line in DECLARED_BODY.split("\n"))}
+    text = markdown(shell, json_ld({"@graph": [{"@type": "WebSite"}, marked_up]}))
+    assert "staff the front desk" in text
+    assert "<p>" not in text, "a body that holds markup is read as HTML"
+
+
+def test_a_page_that_shows_its_article_is_read_from_its_html_whatever_it_declares():
+    shown = "".join(f"<p>{line} <a href='/source'>Source</a></p>" for line in DECLARED_BODY.split("\n"))
+    summary = {"@type": "NewsArticle", "articleBody": "The library stays open on Sundays."}
+    full = {"@type": "NewsArticle", "articleBody": DECLARED_BODY}
+    for item in (summary, full):
+        text = markdown(f"<main><article>{shown}</article></main>", json_ld(item))
+        assert "[Source](https://forum.example/source)" in text, "the HTML is what is read"
+        assert text.count("a repair café") == 1

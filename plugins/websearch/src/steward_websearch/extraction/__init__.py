@@ -3,7 +3,9 @@
 A library of its own: it imports nothing from ``steward``, so it can be used, tested and
 benchmarked apart from the host. ``extract(body, url=, content_type=)`` is the entry point;
 ``parse`` builds the tree, ``streaming`` puts the parts a React page streams where its scripts
-would, ``main_content`` finds what a reader came for, ``markdown`` renders it.
+would, ``main_content`` finds what a reader came for, ``linked_data`` reads what the page declares
+it is (and the article body it declares, for pages whose HTML does not show it), ``markdown``
+renders it.
 """
 
 from steward_websearch.extraction.document import (

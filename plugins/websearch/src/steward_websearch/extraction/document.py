@@ -4,7 +4,8 @@
   the parts a React page streams put in place (``streaming``); the main content is found
   (``main_content``) and rendered as Markdown (``markdown``), with title, byline, date, language
   and description as metadata. With no recognisable main content, the whole body minus
-  boilerplate is returned.
+  boilerplate is returned; a page whose HTML does not show the article it declares in JSON-LD
+  gives that article (``linked_data``).
 - JSON is validated and pretty-printed (a caller's jq program runs apart: ``jq_program``).
 - text/plain, text/markdown and text/csv come back as they are.
 - Anything else is :class:`UnsupportedContent`. The body is sniffed only to catch a lie (a PDF
@@ -25,7 +26,7 @@ from xml.etree.ElementTree import Element
 
 import msgspec
 
-from steward_websearch.extraction import main_content, streaming
+from steward_websearch.extraction import linked_data, main_content, streaming
 from steward_websearch.extraction.links import absolute_url
 from steward_websearch.extraction.markdown import Renderer
 from steward_websearch.extraction.parse import parse_html
@@ -227,7 +228,8 @@ def _html(
     body_element = root.find("body")
     if body_element is None:
         body_element = root
-    article = _declares_an_article(metadata, _declared_types(root))
+    items = linked_data.json_ld_items(root)
+    article = linked_data.declares_an_article(metadata.get("type", ""), linked_data.declared_types(root, items))
     if main_content_only:
         main_content.remove_boilerplate(body_element, article=article)
     else:
@@ -244,6 +246,7 @@ def _html(
         main_content.drop_repeated_labels(content)
         main_content.drop_second_copies(content)
         main_content.drop_before_title(content)
+        content = linked_data.unrendered_body(items, content) or content
     _drop_title_heading(content, metadata.get("title", ""))
     markdown = Renderer(base, markdown=True).render(content)
     text = Renderer(base, markdown=False).render(content)
@@ -314,64 +317,6 @@ def _metadata(root: Element, url: str) -> dict[str, str]:
     }
     metadata.update({key: value[:500] for key, value in values.items() if value})
     return metadata
-
-
-def _declares_an_article(metadata: dict[str, str], declared: frozenset[str]) -> bool:
-    """Whether the page says it is an article (``og:type``, or a schema.org type) and not a thread.
-
-    A forum's thread often calls itself an ``og:type`` article; its ``DiscussionForumPosting``
-    says better what it is, and there the replies are the content.
-    """
-    if declared & DISCUSSION_TYPES:
-        return False
-    return metadata.get("type") == "article" or bool(declared & ARTICLE_TYPES)
-
-
-ARTICLE_TYPES = frozenset(
-    """Article NewsArticle BlogPosting TechArticle ScholarlyArticle Report AnalysisNewsArticle
-    OpinionNewsArticle ReportageNewsArticle BackgroundNewsArticle ReviewNewsArticle""".split()
-)
-DISCUSSION_TYPES = frozenset({"DiscussionForumPosting", "QAPage"})
-
-
-def _declared_types(root: Element) -> frozenset[str]:
-    """The schema.org types a page says it is, in JSON-LD or microdata: what it is, not what it holds.
-
-    Only the outermost items count (and a ``@graph``'s members, and a page's ``mainEntity``): an
-    article's author is a ``Person`` and its replies are ``Comment`` items, yet the page is neither.
-    """
-    found: set[str] = set()
-    for script in root.iter("script"):
-        if (script.get("type") or "").strip().lower() == "application/ld+json" and script.text:
-            try:
-                found |= _json_ld_types(load_json(script.text))
-            except InvalidContent:
-                continue
-    inside_an_item: set[int] = set()
-    for element in root.iter():
-        if element.get("itemscope") is not None and element.get("itemtype") and id(element) not in inside_an_item:
-            found |= {kind.rstrip("/").rsplit("/", 1)[-1] for kind in element.get("itemtype", "").split()}
-            inside_an_item.update(map(id, element.iter()))
-    return frozenset(found)
-
-
-def _json_ld_types(data: Any) -> set[str]:
-    found: set[str] = set()
-    for item in data if isinstance(data, list) else [data]:
-        if isinstance(item, dict):
-            graph = item.get("@graph")
-            for node in [item, *(graph if isinstance(graph, list) else [])]:
-                if isinstance(node, dict):
-                    found |= _schema_types(node)
-                    if isinstance(node.get("mainEntity"), dict):
-                        found |= _schema_types(node["mainEntity"])
-    return found
-
-
-def _schema_types(node: dict[str, Any]) -> set[str]:
-    kinds = node.get("@type")
-    kinds = kinds if isinstance(kinds, list) else [kinds]
-    return {kind.rsplit("/", 1)[-1] for kind in kinds if isinstance(kind, str)}
 
 
 def _time_datetime(root: Element) -> str:
