@@ -351,11 +351,15 @@ def test_a_sheet_inside_a_drawer_is_the_drawers_content():
 def test_layout_words_run_into_others_are_still_read():
     footer = "<div id='brdfooter'><p>Powered by a forum engine, version 1.5, all rights reserved.</p></div>"
     menu = "<div class='menuwrap'><p>Residential, commercial, termite and wildlife control.</p></div>"
-    page = f"<main><h1>Pest control</h1><p>{'Four visits a year, inside and out. ' * 6}</p>{menu}{footer}</main>"
+    related = "<div class='jp-relatedposts'><p>Spring cleaning for gutters, with a ladder and a bucket.</p></div>"
+    page = (
+        f"<main><h1>Pest control</h1><p>{'Four visits a year, inside and out. ' * 6}</p>{menu}{footer}{related}</main>"
+    )
     text = markdown(page)
     assert "Four visits a year" in text
     assert "Powered by" not in text
     assert "termite and wildlife" not in text
+    assert "Spring cleaning" not in text
 
 
 def test_a_heading_or_a_one_link_paragraph_in_a_wrapper_of_its_own_is_kept():

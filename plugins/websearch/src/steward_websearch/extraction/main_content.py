@@ -160,9 +160,10 @@ def _label_words(label: str) -> frozenset[str]:
     return frozenset(words)
 
 
-_COMPOUND = re.compile(r"^(?:footer|menu)(?=.)|(?<=.)footer$")
-"""Layout words run into others: ``brdfooter``, ``footerlinks``, ``menuwrap``. Not ``menu`` at the
-end, where it is as often something else (``contextmenu`` marks a CMS's body paragraphs)."""
+_COMPOUND = re.compile(r"^(?:footer|menu|related)(?=.)|(?<=.)footer$")
+"""Role words run into others: ``brdfooter``, ``footerlinks``, ``menuwrap``, ``relatedposts``
+(WordPress's Jetpack). Not ``menu`` at the end, where it is as often something else
+(``contextmenu`` marks a CMS's body paragraphs)."""
 
 
 def _is_furniture(element: Element) -> bool:
