@@ -804,6 +804,38 @@ def test_a_rail_of_other_stories_inside_an_article_is_dropped_up_to_the_next_par
     assert "Rinse twice." in text
 
 
+def test_rails_and_teaser_lines_are_recognised_in_the_languages_of_the_web():
+    links = (
+        "<p><a href='/loud'>The loudest kettles of the year</a></p><p><a href='/lids'>Lids that never rattle</a></p>"
+    )
+    for label in ("Das könnte Sie auch interessieren", "Vous aimerez aussi", "Te puede interesar", "Czytaj też"):
+        text = markdown(
+            f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}<h3>{label}</h3>{links}{KETTLE_PROSE}</article>"
+        )
+        assert label not in text
+        assert "loudest kettles" not in text, label
+        assert text.count("boils a litre") == 2
+    for line in ("Lesen Sie auch:", "À lire aussi :", "Leggi anche:"):
+        text = markdown(
+            f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}<p>{line} <a href='/l'>Lids that never rattle</a></p></article>"
+        )
+        assert "never rattle" not in text, line
+
+
+def test_the_label_of_a_rail_its_script_never_filled_is_dropped():
+    for label in ("Related posts", "Ähnliche Beiträge"):
+        empty = f"<div class='rail'><h3>{label}</h3><div class='slots'></div></div>"
+        text = markdown(
+            f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{KETTLE_PROSE}{empty}</article>", ARTICLE_TYPE
+        )
+        assert label not in text
+        assert "boils a litre" in text
+    heading = (
+        "<h2>Related work</h2><p>Descaling also helps the kettle's thermostat, which reads the water more truly.</p>"
+    )
+    assert "Related work" in markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{heading}</article>")
+
+
 def test_a_rail_on_a_listing_is_what_the_page_lists():
     items = "".join(f"<li><a href='/k{n}'>Kettle {n}, quiet and quick</a></li>" for n in range(8))
     text = markdown(f"<main><h1>Kettles</h1><ul>{items}</ul>{RAIL}</main>")

@@ -1183,9 +1183,11 @@ def drop_teasers(content: Element, *, article: bool) -> None:
     other pages, not part of this one. One is a paragraph (or a block) of at most ``TEASER_CHARS``
     that starts with such a label and a colon and is mostly a link; a sentence that only mentions
     related work is text. In an article (declared, or content that is mostly paragraphs), so is a
-    rail: a short block that only says such a label ("You may also like…", "DON'T MISS") and the
-    blocks right after it that are links (``RAIL_LINK_SHARE``). On a listing or a home page a
-    "Trending" rail is what the page lists, and stays.
+    rail: a short block that only says such a label ("You may also like…", "DON'T MISS", "Das könnte
+    Sie auch interessieren": ``RAIL_LABELS``) and the blocks right after it that are links
+    (``RAIL_LINK_SHARE``), or the label alone when nothing follows it in its block (a rail its
+    script never filled). On a listing or a home page a "Trending" rail is what the page lists,
+    and stays.
     """
     measures = Measures(content)
     _drop_where(
@@ -1204,14 +1206,15 @@ def drop_teasers(content: Element, *, article: bool) -> None:
         for index, child in enumerate(children):
             if not _is_rail_label(child, measures):
                 continue
-            rail = []
+            rail, last = [], True
             for sibling in children[index + 1 :]:
                 if measures.chars.get(sibling, 0) == 0:
                     continue
                 if sibling.tag not in TEASER_TAGS or measures.link_density(sibling) < RAIL_LINK_SHARE:
+                    last = False
                     break
                 rail.append(sibling)
-            if rail:
+            if rail or last:
                 for element in [child, *rail]:
                     if element in parent:
                         remove_keeping_tail(parent, element)
@@ -1227,19 +1230,33 @@ def _is_rail_label(element: Element, measures: Measures) -> bool:
     )
 
 
-RAIL_LABEL = re.compile(
-    r"\W*(?:you (?:may|might) also like|don'?t miss|more (?:stories|news|from [\w .]+|like this)|related"
+RAIL_LABELS = (
+    r"you (?:may|might) also like|don'?t miss|more (?:stories|news|from [\w .]+|like this)|related"
     r"(?: stories| articles| posts| coverage| content| reading)?|read (?:more|next|also)|see also|also read"
     r"|recommended(?: for you| stories| reading)?|most (?:read|popular)|popular on [\w .]+|trending(?: now)?"
-    r"|further reading|up next)\W*",
-    re.IGNORECASE,
+    r"|further reading|up next",
+    r"das könnte (?:sie|dich) (?:auch )?interessieren|(?:ähnliche|verwandte|weitere|neueste) (?:beiträge|artikel"
+    r"|themen|themenbereiche|nachrichten)|mehr (?:zum thema|zu [\w .]+|aus [\w .]+)|(?:zum )?weiterlesen"
+    r"|lesen sie (?:auch|mehr)|auch interessant|meistgelesen|viel gelesen(?: in [\w .]+)?",
+    r"vous aimerez aussi|(?:à )?lire aussi|à lire également|voir aussi|dans la même rubrique|sur le même sujet"
+    r"|articles? (?:similaires|liés|connexes)|les plus lus",
+    r"(?:también )?te puede interesar|(?:noticias|artículos) relacionad[oa]s|lee también|lo más leído",
+    r"potrebbe interessarti|articoli correlati|leggi anche|i più letti",
+    r"leia também|veja também|(?:notícias|artigos) relacionad[oa]s|mais lidas",
+    r"lees ook|gerelateerde artikelen",
+    r"(?:czytaj|zobacz) (?:też|także|również)|polecane|najczęściej czytane",
 )
+"""What heads a rail of other stories, in English, German, French, Spanish, Italian, Portuguese,
+Dutch and Polish."""
+RAIL_LABEL = re.compile(r"\W*(?:" + "|".join(RAIL_LABELS) + r")\W*", re.IGNORECASE)
 RAIL_LABEL_CHARS = 60
 RAIL_LINK_SHARE = 0.75
 
 
 TEASER = re.compile(
-    r"\W*(?:related|read more|see more|see also|also read|read also|more|watch|listen|don'?t miss|read next)\s*:",
+    r"\W*(?:related|read more|see more|see also|also read|read also|more|watch|listen|don'?t miss|read next"
+    r"|lesen sie (?:auch|mehr)|(?:zum )?weiterlesen|mehr zum thema|(?:à )?lire aussi|voir aussi|lee también"
+    r"|leggi anche|leia também|veja também|lees ook|(?:czytaj|zobacz) (?:też|także|również))\s*:",
     re.IGNORECASE,
 )
 TEASER_CHARS = 200
