@@ -471,6 +471,21 @@ def test_a_wrapper_named_like_an_ad_or_other_stories_that_holds_the_story_is_the
     assert "More stories" not in text, "other stories longer than the story, without its title, are not it"
 
 
+def test_a_cookie_prompt_is_never_the_content_however_long_its_vendor_list():
+    vendors = "".join(
+        f"<div class='vendor'><h4>Partner {n}</h4><p>Partner {n} stores identifiers on your device to measure ads,"
+        " build profiles and show personalised content, for up to thirteen months.</p></div>"
+        for n in range(12)
+    )
+    prompt = f"<div class='cookie-consent-wrap'><div class='modal'>{vendors}</div></div>"
+    story = f"<div class='post'><h1>Kettle descaling</h1>{KETTLE_PROSE * 3}</div>"
+    text = markdown(f"{story}{prompt}")
+    assert "boils a litre in three minutes" in text
+    assert "Partner 3" not in text
+    policy = f"<div class='cookie-policy'><h1>Our cookie policy</h1>{vendors}</div>"
+    assert "Partner 3" in markdown(policy), "a page about cookies keeps what it says"
+
+
 def test_a_short_story_outweighed_by_a_sidebar_of_links_is_still_the_content():
     categories = "".join(f"<li><a href='/c/{n}'>Category {n}</a></li>" for n in range(40))
     tags = " ".join(f"<a href='/t/{n}'>tag{n}</a>" for n in range(120))

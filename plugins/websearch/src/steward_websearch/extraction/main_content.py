@@ -32,6 +32,9 @@ UNLIKELY = frozenset(
 )
 ELSEWHERE = frozenset("related recommend recommended outbrain taboola".split())
 """Boilerplate words that name other pages' content: never an article, however much of the page they hold."""
+CONSENT = frozenset("consent cookie cookies gdpr".split())
+"""Boilerplate words that name the cookie prompt: never content, however much of the page its
+settings and vendor lists hold."""
 TALK = frozenset("comment comments disqus".split())
 """Boilerplate words that name readers' replies: beside an article's own prose, never the article."""
 LAYOUT = frozenset("header masthead banner popup menu".split())
@@ -244,7 +247,10 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
     names a place in the layout (``LAYOUT``: a documentation page's ``layout__header`` holds its
     introduction) is kept too, and so is a block under such a word that heads a section (an ``h2``
     to ``h6``, few of its words links: a landing page's ``SectionHeader`` holding "Customers growing
-    with us" and its standfirst); prose under ``comment`` or ``related`` is not. Forms are kept (ASP.NET
+    with us" and its standfirst); prose under ``comment`` or ``related`` is not. A block that holds
+    most of the page's prose is the story whatever its name (``_is_the_story``); the cookie prompt
+    (``CONSENT``) never is, however long its vendor list, unless it holds the page's title or says
+    content (a cookie policy). Forms are kept (ASP.NET
     pages put everything inside one); their controls are not. ``article`` is whether the page
     declares itself one: then a block named for other pages' content (``ELSEWHERE``: related,
     recommended) goes however much it holds (a news site's carousel of other stories can be longer
@@ -270,6 +276,9 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
             if child.tag not in KEPT_WHATEVER_THE_NAME:
                 words = _words(child)
                 named = words & UNLIKELY
+                if named & CONSENT and not words & MAYBE and not _holds(child, TITLES):
+                    suspects.append((parent, child, named))
+                    continue
                 if named and _is_the_story(child, words, measures, prose):
                     pass
                 elif (article and named & ELSEWHERE) or (
@@ -289,7 +298,8 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
     replies_beside_a_story = article and measures.prose_chars.get(root, 0) - talk_prose >= PROSE_CHARS
     for parent, child, named in suspects:
         if (
-            (article and named & ELSEWHERE)
+            named & CONSENT
+            or (article and named & ELSEWHERE)
             or (replies_beside_a_story and named & TALK)
             or family_chars[named] < total * FAMILY_SHARE
         ):
