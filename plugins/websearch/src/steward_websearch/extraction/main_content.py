@@ -418,11 +418,12 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     way (a hidden element that is prose, few of its words links, or that holds a table of figures,
     or a panel the reader opens: ``_is_panel``).
     """
-    panels = _Panels(root)
+    panels = _Panels()
+    panels.read_controls(root)
     drawers = set() if article or not furniture else _drawers(root)
     drawers.update([element for drawer in drawers for element in drawer.iter("aside")])
 
-    def unwanted(child: Element, tag: str) -> bool:
+    def unseen(child: Element, tag: str) -> bool:
         if not tag or tag.startswith("{") or tag in UNSEEN or (tag == "noscript" and _asks_for_javascript(child)):
             return True
         return (
@@ -431,6 +432,12 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
             and (tag in FURNITURE or _is_furniture(child))
             and not any(_is_main(element) for element in child.iter())
         )
+
+    def unwanted(child: Element, tag: str) -> bool:
+        dropped = unseen(child, tag)
+        for element in child.iter() if dropped else (child,):
+            panels.read_controls(element)
+        return dropped
 
     _drop_where(root, unwanted)
     measures = Measures(root)
@@ -458,19 +465,22 @@ class _Panels:
     (``aria-controls``), and, per parent, the blocks shown beside the hidden ones (read once per
     parent, so a carousel of thousands of hidden slides costs one pass)."""
 
-    def __init__(self, root: Element) -> None:
-        self.controlled = frozenset(
-            name for element in root.iter() if (names := element.get("aria-controls")) for name in names.split()
-        )
-        self._siblings: dict[Element, tuple[dict[Element, Element], dict[tuple[str, str], set[str]]]] = {}
+    def __init__(self) -> None:
+        self.controlled: set[str] = set()
+        self._siblings: dict[Element, tuple[dict[Element, Element], dict[Kind, set[str]]]] = {}
 
-    def siblings(
-        self, parent: Element, measures: Measures
-    ) -> tuple[dict[Element, Element], dict[tuple[str, str], set[str]]]:
+    def read_controls(self, element: Element) -> None:
+        """Note the ids ``element`` controls. Every element of the page is read once, during the
+        first drop pass of ``_drop_structural``: the buttons that control panels go in that pass."""
+        names = element.get("aria-controls")
+        if names:
+            self.controlled.update(names.split())
+
+    def siblings(self, parent: Element, measures: Measures) -> tuple[dict[Element, Element], dict[Kind, set[str]]]:
         """Each child's previous sibling that says something, and the texts shown by each kind of child."""
         if parent not in self._siblings:
             previous: dict[Element, Element] = {}
-            shown: dict[tuple[str, str], set[str]] = {}
+            shown: dict[Kind, set[str]] = {}
             last = None
             for child in parent:
                 if last is not None:
@@ -854,38 +864,52 @@ def _thread(top: Element, measures: Measures) -> Element:
     return best
 
 
-def _records(content: Element, measures: Measures) -> set[Element]:
-    """The records of the content: blocks with ``RECORDS`` or more siblings alike, as ``_thread`` reads them."""
-    found: set[Element] = set()
+Kind = tuple[str, str]
+LIST_ITEM: Kind = ("li", "")
+"""The kind of a list item without a class: the items of one list are alike, classed or not."""
+
+
+def _siblings_alike(content: Element, measures: Measures) -> list[tuple[Element, Kind, list[Element]]]:
+    """Each group of ``RECORDS`` or more siblings alike in the content, as (parent, kind, members).
+
+    Siblings are alike when they have one kind (``_record_kind``: tag and first class; or
+    ``LIST_ITEM``); members say something (empty ones are left out). One walk serves both readings
+    of the groups in ``clean``: the records a date belongs to, and a listing's entries.
+    """
+    found: list[tuple[Element, Kind, list[Element]]] = []
     for parent in _outside_code(content):
-        kinds = Counter(_record_kind(child) for child in parent if measures.chars.get(child, 0))
-        found.update(child for child in parent if (kind := _record_kind(child)) is not None and kinds[kind] >= RECORDS)
+        groups: dict[Kind, list[Element]] = {}
+        for child in parent:
+            kind = _record_kind(child) or (LIST_ITEM if child.tag == "li" else None)
+            if kind is not None and measures.chars.get(child, 0):
+                groups.setdefault(kind, []).append(child)
+        found.extend((parent, kind, members) for kind, members in groups.items() if len(members) >= RECORDS)
     return found
 
 
-def _listed(content: Element, measures: Measures) -> set[Element]:
+def _records(alike: list[tuple[Element, Kind, list[Element]]]) -> set[Element]:
+    """The records of the content, as ``_thread`` reads them: every child of a parent whose kind
+    has ``RECORDS`` or more members there, empty ones included (a post's empty wrapper is still
+    the post's)."""
+    return {child for parent, kind, _ in alike if kind != LIST_ITEM for child in parent if _record_kind(child) == kind}
+
+
+def _listed(alike: list[tuple[Element, Kind, list[Element]]], measures: Measures, total: int) -> set[Element]:
     """The entries of a listing that is the content, and everything inside them.
 
     A collection page's cards (a title that links to the product, a price, a count of reviews)
     are mostly links, and as blocks of links ``clean`` would drop them one by one; yet they are
-    what the page lists. Entries are records alike (``RECORDS`` or more siblings of one tag and
-    first class, or items of one list, classed or not) that together hold ``LISTING_SHARE`` of
-    the content and are short, under ``FAMILY_CHARS`` each on average: posts of a thread are
+    what the page lists. Entries are siblings alike (``_siblings_alike``: records, or items of one
+    list, classed or not) that together hold ``LISTING_SHARE`` of the content (``total``
+    characters) and are short, under ``FAMILY_CHARS`` each on average: posts of a thread are
     records too, and inside a post the short labels ("#3", "Joined") still go.
     """
-    total = measures.chars.get(content, 0)
     found: set[Element] = set()
-    for parent in _outside_code(content):
-        groups: dict[tuple[str, str], list[Element]] = {}
-        for child in parent:
-            kind = _record_kind(child) or (("li", "") if child.tag == "li" else None)
-            if kind is not None and measures.chars.get(child, 0):
-                groups.setdefault(kind, []).append(child)
-        for entries in groups.values():
-            chars = sum(measures.chars.get(entry, 0) for entry in entries)
-            if len(entries) >= RECORDS and chars >= LISTING_SHARE * total and chars < FAMILY_CHARS * len(entries):
-                for entry in entries:
-                    found.update(entry.iter())
+    for _, _, entries in alike:
+        chars = sum(measures.chars.get(entry, 0) for entry in entries)
+        if chars >= LISTING_SHARE * total and chars < FAMILY_CHARS * len(entries):
+            for entry in entries:
+                found.update(entry.iter())
     return found
 
 
@@ -911,7 +935,7 @@ DATE = re.compile(
 )
 
 
-def _record_kind(element: Element) -> tuple[str, str] | None:
+def _record_kind(element: Element) -> Kind | None:
     classes = (element.get("class") or "").split()
     return (element.tag, classes[0]) if classes else None
 
@@ -999,8 +1023,9 @@ def clean(content: Element, *, article: bool) -> None:
     total = measures.chars.get(content, 0)
     reads_as_article = article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * total
     negative = NEGATIVE - _building_blocks(content, measures)
-    records = _records(content, measures)
-    listed = set() if reads_as_article else _listed(content, measures)
+    alike = _siblings_alike(content, measures)
+    records = _records(alike)
+    listed = set() if reads_as_article else _listed(alike, measures, total)
     for element in list(_outside_code(content)):
         if element.tag not in CLEANED or element is content or measures.parent.get(element) is content:
             continue
