@@ -888,6 +888,22 @@ def test_an_articles_byline_and_timestamp_lines_are_metadata_not_text():
     assert "boils a litre" in document.markdown
 
 
+def test_an_articles_author_box_is_metadata_but_a_listing_of_authors_is_not():
+    bio = (
+        "<div class='author-box'><img src='/ada.jpg' alt='Ada'><div class='author-description'><p>Ada writes about"
+        " kitchens and the machines in them. You can keep up with her on Twitter.</p></div></div>"
+    )
+    text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{KETTLE_PROSE}{bio}</article>", ARTICLE_TYPE)
+    assert "keep up with her" not in text
+    assert "boils a litre" in text
+    authors = "".join(
+        f"<div class='author-card'><h3>Writer {n}</h3><p>Writer {n} has covered kitchens, tea and the machines"
+        " that make it for ten years, and tests every kettle at home.</p></div>"
+        for n in range(4)
+    )
+    assert "Writer 2 has covered" in markdown(f"<main><h1>Our writers</h1>{authors}</main>")
+
+
 def test_a_posters_signature_under_each_post_is_not_the_thread():
     thread = "".join(
         post(n, author).replace(

@@ -1014,10 +1014,13 @@ def clean(content: Element, *, article: bool) -> None:
     block's class words are not held against it: on a product or service page ``media``, ``meta``,
     ``tags`` or ``contact`` name sections of the content, not furniture around it. In an article,
     the byline and timestamp lines (``BYLINES``, at most ``BYLINE_CHARS``) go: they are the
-    document's metadata, not its text. ``author`` is not among them: listings and threads name
-    whole entries by their author. A block too short to be one (under 25 characters) stays when it
-    gives the date of a record it sits in (``_a_records_date``): a reply's date is part of the reply.
-    Content that does not read as an article keeps the entries of its listing whole (``_listed``).
+    document's metadata, not its text; so does the box about its author (``author`` with ``box``,
+    ``bio``, ``description``…: ``AUTHOR_BOX``, at most ``AUTHOR_BOX_CHARS``), unless it is one of
+    several alike (a page of authors' cards). ``author`` alone is not enough: listings and threads
+    name whole entries by their author. A block too short to be one (under 25 characters) stays
+    when it gives the date of a record it sits in (``_a_records_date``): a reply's date is part of
+    the reply. Content that does not read as an article keeps the entries of its listing whole
+    (``_listed``).
     """
     measures = Measures(content)
     total = measures.chars.get(content, 0)
@@ -1039,7 +1042,7 @@ def clean(content: Element, *, article: bool) -> None:
         if _looks_like_boilerplate(element, measures, article=reads_as_article, negative=negative, records=records):
             remove_keeping_tail(parent, element)
     if reads_as_article:
-        for byline in [e for e in content.iter() if _words(e) & BYLINES and measures.chars.get(e, 0) <= BYLINE_CHARS]:
+        for byline in [e for e in content.iter() if _is_byline(e, measures, records)]:
             parent = measures.parent.get(byline)
             if parent is not None and byline in parent:
                 remove_keeping_tail(parent, byline)
@@ -1053,6 +1056,23 @@ def clean(content: Element, *, article: bool) -> None:
 
 BYLINES = frozenset({"byline", "dateline", "timestamp"})
 BYLINE_CHARS = 200
+
+
+def _is_byline(element: Element, measures: Measures, records: set[Element]) -> bool:
+    """A byline, a timestamp line or the box about the author: an article's metadata, not its text."""
+    words = _words(element)
+    if words & BYLINES:
+        return measures.chars.get(element, 0) <= BYLINE_CHARS
+    return (
+        "author" in words
+        and bool(words & AUTHOR_BOX)
+        and element not in records
+        and measures.chars.get(element, 0) <= AUTHOR_BOX_CHARS
+    )
+
+
+AUTHOR_BOX = frozenset({"box", "bio", "description", "info", "about", "profile", "card"})
+AUTHOR_BOX_CHARS = 1000
 
 
 def _building_blocks(content: Element, measures: Measures) -> frozenset[str]:
