@@ -904,6 +904,14 @@ def test_an_articles_author_box_is_metadata_but_a_listing_of_authors_is_not():
     assert "Writer 2 has covered" in markdown(f"<main><h1>Our writers</h1>{authors}</main>")
 
 
+def test_an_articles_metadata_line_is_not_text_however_its_class_runs_the_words_together():
+    for name in ("postmetadata", "img-metadata"):
+        line = f"<div class='{name}'><p>Filed on Tuesday 6 May 2014 under <a href='/c/news'>News</a>, by Ada</p></div>"
+        text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{line}{KETTLE_PROSE}</article>", ARTICLE_TYPE)
+        assert "Filed on Tuesday" not in text, name
+        assert text.count("boils a litre") == 2
+
+
 def test_a_posters_signature_under_each_post_is_not_the_thread():
     thread = "".join(
         post(n, author).replace(

@@ -43,7 +43,7 @@ MAYBE = frozenset("article body column content main shadow".split())
 POSITIVE = frozenset("article body content entry hentry main page post text blog story".split())
 NEGATIVE = frozenset(
     """ad ads banner byline caption combx comment comments contact foot footer footnote gdpr hidden masthead media
-    meta newsletter outbrain promo recommend related share shopping shoutbox sidebar skyscraper social
+    meta metadata newsletter outbrain promo recommend related share shopping shoutbox sidebar skyscraper social
     sponsor subscribe tags tool widget""".split()
 )
 ROLE_WORDS = UNLIKELY | NEGATIVE
@@ -163,10 +163,10 @@ def _label_words(label: str) -> frozenset[str]:
     return frozenset(words)
 
 
-_COMPOUND = re.compile(r"^(?:footer|menu|related)(?=.)|(?<=.)footer$")
+_COMPOUND = re.compile(r"^(?:footer|menu|related)(?=.)|(?<=.)(?:footer|metadata)$")
 """Role words run into others: ``brdfooter``, ``footerlinks``, ``menuwrap``, ``relatedposts``
-(WordPress's Jetpack). Not ``menu`` at the end, where it is as often something else
-(``contextmenu`` marks a CMS's body paragraphs)."""
+(WordPress's Jetpack), ``postmetadata`` (its classic themes). Not ``menu`` at the end, where it
+is as often something else (``contextmenu`` marks a CMS's body paragraphs)."""
 
 
 def _is_furniture(element: Element) -> bool:
