@@ -486,6 +486,38 @@ def test_a_cookie_prompt_is_never_the_content_however_long_its_vendor_list():
     assert "Partner 3" in markdown(policy), "a page about cookies keeps what it says"
 
 
+STORY_BODY = "<div class='story-body'>{}</div>".format(
+    "".join(
+        f"<p>Part {n}: the council weighed the cost of the Sunday hours, the staff they need, and what"
+        " the reading club offered to do, before the vote that kept the library open.</p>"
+        for n in range(6)
+    )
+)
+
+
+def test_the_standfirst_between_the_title_and_the_story_is_its_lead():
+    header = (
+        "<header class='story-top'><h1>Library stays open on Sundays</h1>"
+        "<p class='dek'>Four thousand residents signed the petition; the council listened, and the doors"
+        " stay open from next month.</p><p class='promo-newsletter'>Sign up for our morning newsletter and"
+        " get the day's stories in your inbox before breakfast.</p></header>"
+    )
+    text = markdown(f"<main><article>{header}{STORY_BODY}</article></main>", ARTICLE_TYPE)
+    assert "Four thousand residents signed the petition" in text
+    assert text.index("Four thousand residents") < text.index("Part 0:"), "the lead comes first"
+    assert "morning newsletter" not in text, "a paragraph in a block named like boilerplate is no lead"
+    caption = "<figure><img src='/l.jpg' alt='The library'></figure><p>The library on Main Street, as seen from the park on a summer evening.</p>"
+    text = markdown(
+        f"<main><article><header><h1>Library stays open</h1>{caption}</header>{STORY_BODY}</article></main>"
+    )
+    assert "seen from the park" not in text, "after a picture, a paragraph is its caption, not the lead"
+    far = f"<div class='top'><h1>Town news</h1><p>{'Everything that happened in town this week, day by day. ' * 2}</p></div>"
+    text = markdown(
+        f"<div class='page'>{far}<div class='a'><div class='b'><div class='c'><div class='d'>{STORY_BODY}</div></div></div></div></div>"
+    )
+    assert "Everything that happened" not in text, "a title far above the story is the page's, not the story's"
+
+
 def test_a_short_story_outweighed_by_a_sidebar_of_links_is_still_the_content():
     categories = "".join(f"<li><a href='/c/{n}'>Category {n}</a></li>" for n in range(40))
     tags = " ".join(f"<a href='/t/{n}'>tag{n}</a>" for n in range(120))

@@ -748,7 +748,69 @@ def main_content(body: Element, *, article: bool = False) -> Element | None:
             or _is_data(sibling, measures)
         ):
             chosen.append(sibling)
+    lead = _lead(body, chosen, measures)
+    if lead:
+        chosen[:0] = lead
     return chosen
+
+
+def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
+    """The paragraphs between the page's title and its content: the standfirst, the lead.
+
+    Templates put the title and its standfirst in a header of their own, and the body the scores
+    find after it; the lead is the story's first paragraph all the same. When the page has one
+    ``h1``, outside the content and at most ``LEAD_LEVELS`` above it (in the same article, not
+    across the page), the written paragraphs after the title and before the content are taken
+    with it (``_is_lead``), up to the first picture: what follows a picture is its caption.
+    """
+    titles = list(body.iter("h1"))
+    if len(titles) != 1 or not len(chosen):
+        return []
+    title, first = titles[0], chosen[0]
+    taken = {id(element) for element in chosen.iter()}
+    if id(title) in taken:
+        return []
+    above_title = set(_ancestors(title, measures))
+    common, level = measures.parent.get(first), 1
+    while common is not None and common not in above_title:
+        common, level = measures.parent.get(common), level + 1
+    if common is None or level > LEAD_LEVELS or common.tag in ("body", "html"):
+        return []
+    lead: list[Element] = []
+    after_title = False
+    for element in common.iter():
+        if element is first or (after_title and element.tag in PICTURES):
+            return lead
+        if element is title:
+            after_title = True
+        elif (
+            after_title
+            and element.tag == "p"
+            and id(element) not in taken
+            and not _is_inside(element, title, measures)
+            and _is_lead(element, common, measures)
+        ):
+            lead.append(element)
+    return []
+
+
+LEAD_LEVELS = 4
+
+
+def _is_lead(paragraph: Element, within: Element, measures: Measures) -> bool:
+    """A written paragraph (``_worthy_paragraph``) that neither it nor a block around it, below
+    ``within``, names like boilerplate (a newsletter prompt, a "metadata" line)."""
+    if not _worthy_paragraph(paragraph, measures):
+        return False
+    node: Element | None = paragraph
+    while node is not None and node is not within:
+        if _words(node) & ROLE_WORDS:
+            return False
+        node = measures.parent.get(node)
+    return True
+
+
+LEAD_ENDS = frozenset({"img", "picture", "video", "figure"})
 
 
 def landmark(body: Element) -> Element:
