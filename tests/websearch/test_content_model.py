@@ -497,24 +497,27 @@ STORY_BODY = "<div class='story-body'>{}</div>".format(
 
 def test_the_standfirst_between_the_title_and_the_story_is_its_lead():
     header = (
-        "<header class='story-top'><h1>Library stays open on Sundays</h1>"
-        "<p class='dek'>Four thousand residents signed the petition; the council listened, and the doors"
-        " stay open from next month.</p><p class='promo-newsletter'>Sign up for our morning newsletter and"
-        " get the day's stories in your inbox before breakfast.</p></header>"
+        "<div class='story-top'><h1>Library stays open on Sundays</h1>"
+        "<div class='standfirst'><p>Four thousand residents signed the petition; the council listened, and the"
+        " doors stay open from next month.</p></div><div class='metadata'><p>Chat with us in Messenger and find out"
+        " what is happening in town as it unfolds, day and night.</p></div></div>"
     )
-    text = markdown(f"<main><article>{header}{STORY_BODY}</article></main>", ARTICLE_TYPE)
+    body = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
+    text = markdown(f"<main><article>{header}{body}</article></main>", ARTICLE_TYPE)
     assert "Four thousand residents signed the petition" in text
     assert text.index("Four thousand residents") < text.index("Part 0:"), "the lead comes first"
-    assert "morning newsletter" not in text, "a paragraph in a block named like boilerplate is no lead"
-    caption = "<figure><img src='/l.jpg' alt='The library'></figure><p>The library on Main Street, as seen from the park on a summer evening.</p>"
+    assert "Chat with us" not in text, "a paragraph in a block named like boilerplate is no lead"
+    caption = (
+        "<figure><img src='/l.jpg' alt='The library'></figure>"
+        "<p>The library on Main Street, as seen from the park on a summer evening.</p>"
+    )
     text = markdown(
-        f"<main><article><header><h1>Library stays open</h1>{caption}</header>{STORY_BODY}</article></main>"
+        f"<main><article><div class='top'><h1>Library stays open</h1>{caption}</div>{body}</article></main>"
     )
     assert "seen from the park" not in text, "after a picture, a paragraph is its caption, not the lead"
     far = f"<div class='top'><h1>Town news</h1><p>{'Everything that happened in town this week, day by day. ' * 2}</p></div>"
-    text = markdown(
-        f"<div class='page'>{far}<div class='a'><div class='b'><div class='c'><div class='d'>{STORY_BODY}</div></div></div></div></div>"
-    )
+    nested = f"<div class='a'><div class='b'><div class='c'>{body}</div></div></div>"
+    text = markdown(f"<div class='page'>{far}{nested}</div>")
     assert "Everything that happened" not in text, "a title far above the story is the page's, not the story's"
 
 
