@@ -515,10 +515,14 @@ def test_the_standfirst_between_the_title_and_the_story_is_its_lead():
         f"<main><article><div class='top'><h1>Library stays open</h1>{caption}</div>{body}</article></main>"
     )
     assert "seen from the park" not in text, "after a picture, a paragraph is its caption, not the lead"
-    far = f"<div class='top'><h1>Town news</h1><p>{'Everything that happened in town this week, day by day. ' * 2}</p></div>"
-    nested = f"<div class='a'><div class='b'><div class='c'>{body}</div></div></div>"
-    text = markdown(f"<div class='page'>{far}{nested}</div>")
-    assert "Everything that happened" not in text, "a title far above the story is the page's, not the story's"
+    top = f"<div class='top'><h1>Town news</h1><p>{'Everything that happened in town this week, day by day. ' * 2}</p></div>"
+    events = "".join(
+        f"<div class='event'><h3>Event {n}</h3><p>A market on the square, with stalls of bread, cheese and"
+        " honey from the farms around, from eight until noon.</p></div>"
+        for n in range(6)
+    )
+    text = markdown(f"<div class='page'>{top}<div class='events'>{events}</div>{body}</div>")
+    assert "Everything that happened" not in text, "a title over more than the story is the page's, not the story's"
 
 
 def test_a_short_story_outweighed_by_a_sidebar_of_links_is_still_the_content():

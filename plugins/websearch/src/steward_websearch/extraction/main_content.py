@@ -759,9 +759,10 @@ def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
 
     Templates put the title and its standfirst in a header of their own, and the body the scores
     find after it; the lead is the story's first paragraph all the same. When the page has one
-    ``h1``, outside the content and at most ``LEAD_LEVELS`` above it (in the same article, not
-    across the page), the written paragraphs after the title and before the content are taken
-    with it (``_is_lead``), up to the first picture: what follows a picture is its caption.
+    ``h1`` outside the content, and the block holding both says little else (at most
+    ``LEAD_SPAN`` times what the content says: the article, not the page around it), the written
+    paragraphs after the title and before the content are taken with it (``_is_lead``), up to
+    the first picture: what follows a picture is its caption.
     """
     titles = list(body.iter("h1"))
     if len(titles) != 1 or not len(chosen):
@@ -771,10 +772,11 @@ def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
     if id(title) in taken:
         return []
     above_title = set(_ancestors(title, measures))
-    common, level = measures.parent.get(first), 1
+    common = measures.parent.get(first)
     while common is not None and common not in above_title:
-        common, level = measures.parent.get(common), level + 1
-    if common is None or level > LEAD_LEVELS or common.tag in ("body", "html"):
+        common = measures.parent.get(common)
+    held = sum(measures.chars.get(member, 0) for member in chosen)
+    if common is None or common.tag in ("body", "html") or measures.chars.get(common, 0) > LEAD_SPAN * held:
         return []
     lead: list[Element] = []
     after_title = False
@@ -794,7 +796,7 @@ def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
     return []
 
 
-LEAD_LEVELS = 4
+LEAD_SPAN = 1.5
 
 
 def _is_lead(paragraph: Element, within: Element, measures: Measures) -> bool:
