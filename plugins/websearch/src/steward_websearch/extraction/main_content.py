@@ -25,7 +25,7 @@ HIDDEN_ROLES = frozenset(
 # "comments container"), matched whole: a substring test would read "pageRow" as "pager".
 UNLIKELY = frozenset(
     """ad ads adv advert advertisement advertising agegate ai2html banner breadcrumb breadcrumbs combx comment
-    comments community consent cookie cookies disqus dsgvo footer gdpr header masthead menu nav navbar navigation
+    comments community consent cookie cookies copyright disqus dsgvo footer gdpr header masthead menu nav navbar navigation
     newsletter outbrain pager pagination paywall popup promo promoted recommend recommended related remark replies
     rss share sharing shoutbox sidebar signature signup skyscraper social sponsor sponsored subscribe subscription
     supplemental taboola toolbar""".split()
