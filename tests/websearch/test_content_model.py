@@ -952,7 +952,7 @@ def test_an_articles_metadata_line_is_not_text_however_its_class_runs_the_words_
 
 
 def test_a_copyright_line_inside_the_content_is_not_text():
-    notice = "<div class='article-copyright'><p>© 2020 Kettle Co. All rights reserved; reproduced only with permission.</p></div>"
+    notice = "<div class='copyright-notice'><p>© 2020 Kettle Co. All rights reserved; reproduced only with permission.</p></div>"
     text = markdown(f"<main><h1>Kettle descaling</h1>{KETTLE_PROSE * 3}{notice}</main>")
     assert "All rights reserved" not in text
     assert "boils a litre" in text

@@ -25,10 +25,10 @@ HIDDEN_ROLES = frozenset(
 # "comments container"), matched whole: a substring test would read "pageRow" as "pager".
 UNLIKELY = frozenset(
     """ad ads adv advert advertisement advertising agegate ai2html banner breadcrumb breadcrumbs combx comment
-    comments community consent cookie cookies copyright disqus dsgvo footer gdpr header masthead menu nav navbar navigation
-    newsletter outbrain pager pagination paywall popup promo promoted recommend recommended related remark replies
-    rss share sharing shoutbox sidebar signature signup skyscraper social sponsor sponsored subscribe subscription
-    supplemental taboola toolbar""".split()
+    comments community consent cookie cookies copyright disqus dsgvo footer gdpr header masthead menu nav navbar
+    navigation newsletter outbrain pager pagination paywall popup promo promoted recommend recommended related
+    remark replies rss share sharing shoutbox sidebar signature signup skyscraper social sponsor sponsored
+    subscribe subscription supplemental taboola toolbar""".split()
 )
 ELSEWHERE = frozenset("related recommend recommended outbrain taboola".split())
 """Boilerplate words that name other pages' content: never an article, however much of the page they hold."""
