@@ -250,15 +250,14 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
     with us" and its standfirst); prose under ``comment`` or ``related`` is not. A block that holds
     most of the page's prose is the story whatever its name (``_is_the_story``); the cookie prompt
     (``CONSENT``) never is, however long its vendor list, unless it holds the page's title or says
-    content (a cookie policy). Forms are kept (ASP.NET
-    pages put everything inside one); their controls are not. ``article`` is whether the page
-    declares itself one: then a block named for other pages' content (``ELSEWHERE``: related,
-    recommended) goes however much it holds (a news site's carousel of other stories can be longer
-    than the story), and so do readers' replies (``TALK``) when the article has prose of its own
-    beside them (a link aggregator's story is its thread); ``_drop_structural`` says what else
-    changes. Between that structural pass and the class words, the box around a field asking for
-    an e-mail address goes (``_drop_sign_up_boxes``), and on an article a caption that is no
-    ``figcaption`` (``_drop_unmarked_captions``).
+    content (a cookie policy). Forms are kept (ASP.NET pages put everything inside one); their
+    controls are not. ``article`` is whether the page declares itself one: then a block named for
+    other pages' content (``ELSEWHERE``: related, recommended) goes however much it holds (a news
+    site's carousel of other stories can be longer than the story), and so do readers' replies
+    (``TALK``) when the article has prose of its own beside them (a link aggregator's story is its
+    thread); ``_drop_structural`` says what else changes. Between that structural pass and the
+    class words, the box around a field asking for an e-mail address goes (``_drop_sign_up_boxes``),
+    and on an article a caption that is no ``figcaption`` (``_drop_unmarked_captions``).
     """
     fields = _sign_up_fields(root)
     _drop_structural(root, article=article, furniture=True)
@@ -279,13 +278,19 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
                 if named & CONSENT and not words & MAYBE and not _holds(child, TITLES):
                     suspects.append((parent, child, named))
                     continue
-                if named and _is_the_story(child, words, measures, prose):
-                    pass
-                elif (article and named & ELSEWHERE) or (
+                if (
                     named
-                    and not words & MAYBE
-                    and not _holds_the_page(child, measures, total)
-                    and not (named <= LAYOUT and (_is_prose(child, measures) or _heads_a_section(child, measures)))
+                    and not _is_the_story(child, words, measures, prose)
+                    and (
+                        (article and named & ELSEWHERE)
+                        or (
+                            not words & MAYBE
+                            and not _holds_the_page(child, measures, total)
+                            and not (
+                                named <= LAYOUT and (_is_prose(child, measures) or _heads_a_section(child, measures))
+                            )
+                        )
+                    )
                 ):
                     suspects.append((parent, child, named))
                     continue
@@ -405,9 +410,9 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     the product details in drawers opened on demand, where an article's dialogs are the site's
     (republish this story, sign up). Furniture that holds the ``main`` landmark is a wrapper, not
     furniture: a ``header`` left open, or a template's banner around the whole page, holds the
-    content too, and its own menus go one by one. The page's own ``header`` is its banner (``_banners``) and
-    goes with what is hidden, on the same terms: a page wrapped whole in one keeps it, unless it is
-    a menu. Hidden is ``hidden``, ``popover`` (shown only when something opens it), ``display:
+    content too, and its own menus go one by one. The page's own ``header`` is its banner
+    (``_banners``) and goes with what is hidden, on the same terms: a page wrapped whole in one
+    keeps it, unless it is a menu. Hidden is ``hidden``, ``popover`` (shown only when something opens it), ``display:
     none``, ``visibility: hidden``, or a class that only hides (``hide``, ``d-none``; not ``hidden
     md:block``, which shows from a screen size up).
 
@@ -810,9 +815,6 @@ def _is_lead(paragraph: Element, within: Element, measures: Measures) -> bool:
             return False
         node = measures.parent.get(node)
     return True
-
-
-LEAD_ENDS = frozenset({"img", "picture", "video", "figure"})
 
 
 def landmark(body: Element) -> Element:
