@@ -958,6 +958,21 @@ def test_a_copyright_line_inside_the_content_is_not_text():
     assert "boils a litre" in text
 
 
+def test_a_post_beside_its_authors_avatar_and_a_reaction_emoji_is_no_gallery():
+    def message(n: int) -> str:
+        return (
+            f"<div class='message'><div class='message-inner'><img class='avatar avatar-u{n}' src='/a{n}.png' alt='user{n}'>"
+            f"<div class='body'>Reply {n}: citric acid, two spoons a litre, left for an hour; the kettle has been"
+            " quiet since, and the scale came off in flakes. Vinegar works too, but the smell stays in the kitchen"
+            " for a day, and the next two pots of tea taste of it; rinse three times whichever you use.</div>"
+            "<img class='reaction-image reaction-image--emoji' src='/like.png' alt='Like'></div></div>"
+        )
+
+    thread = "".join(message(n) for n in range(1, 5))
+    text = markdown(f"<main><h1>Kettle descaling</h1><div class='thread'>{thread}</div></main>", ARTICLE_TYPE)
+    assert all(f"Reply {n}:" in text for n in range(1, 5))
+
+
 def test_a_posters_signature_under_each_post_is_not_the_thread():
     thread = "".join(
         post(n, author).replace(

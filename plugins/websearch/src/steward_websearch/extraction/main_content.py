@@ -1449,6 +1449,9 @@ def _is_data(element: Element, measures: Measures) -> bool:
 
 
 GALLERY_CHARS_PER_IMAGE = 200
+ICONS = frozenset({"avatar", "emoji", "smilie", "smiley", "icon", "reaction"})
+"""Names of pictures that stand beside text rather than make a gallery: a poster's avatar, an
+emoji, a reaction."""
 TITLES = frozenset({"h1"})
 """A block holding the page's title is what the page is about (a product's pictures beside its
 name, price and description), never a gallery however many pictures it holds."""
@@ -1474,7 +1477,7 @@ def _looks_like_boilerplate(
     if text.count(",") >= 10:
         return False
     paragraphs = sum(1 for e in element.iter("p"))
-    images = sum(1 for e in element.iter("img"))
+    images = sum(1 for e in element.iter("img") if not _words(e) & ICONS)
     items = sum(1 for e in element.iter("li")) - 100
     density = measures.link_density(element)
     length = len(text)
