@@ -428,15 +428,17 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     drawers = set() if article or not furniture else _drawers(root)
     drawers.update([element for drawer in drawers for element in drawer.iter("aside")])
 
+    around_main: set[Element] | None = None
+
     def unseen(child: Element, tag: str) -> bool:
+        nonlocal around_main
         if not tag or tag.startswith("{") or tag in UNSEEN or (tag == "noscript" and _asks_for_javascript(child)):
             return True
-        return (
-            furniture
-            and child not in drawers
-            and (tag in FURNITURE or _is_furniture(child))
-            and not any(_is_main(element) for element in child.iter())
-        )
+        if not furniture or child in drawers or not (tag in FURNITURE or _is_furniture(child)):
+            return False
+        if around_main is None:
+            around_main = _around_main(root)
+        return child not in around_main
 
     def unwanted(child: Element, tag: str) -> bool:
         dropped = unseen(child, tag)
@@ -463,6 +465,21 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
 
 
 MENU_LINK_SHARE = 0.5
+
+
+def _around_main(root: Element) -> set[Element]:
+    """Every ``main`` landmark of the page and the elements around it, found in one walk."""
+    found: set[Element] = set()
+    path: list[Element] = []
+    stack: list[tuple[Element, int]] = [(root, 0)]
+    while stack:
+        element, depth = stack.pop()
+        del path[depth:]
+        path.append(element)
+        if _is_main(element):
+            found.update(path)
+        stack.extend((child, depth + 1) for child in reversed(element))
+    return found
 
 
 class _Panels:
