@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from xml.etree.ElementTree import Element
 
 from steward_websearch.extraction.vocabulary import BLOCKS, CODE, FURNITURE, HEADINGS, INLINE, LISTS, UNSEEN
@@ -412,9 +412,9 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     furniture: a ``header`` left open, or a template's banner around the whole page, holds the
     content too, and its own menus go one by one. The page's own ``header`` is its banner
     (``_banners``) and goes with what is hidden, on the same terms: a page wrapped whole in one
-    keeps it, unless it is a menu. Hidden is ``hidden``, ``popover`` (shown only when something opens it), ``display:
-    none``, ``visibility: hidden``, or a class that only hides (``hide``, ``d-none``; not ``hidden
-    md:block``, which shows from a screen size up).
+    keeps it, unless it is a menu. Hidden is ``hidden``, ``popover`` (shown only when something
+    opens it), ``display: none``, ``visibility: hidden``, or a class that only hides (``hide``,
+    ``d-none``; not ``hidden md:block``, which shows from a screen size up).
 
     Hidden is kept when it is content waiting for JavaScript: shops and landing pages ship their
     whole content under ``display: none`` and reveal it once loaded (a hidden element holding half
@@ -425,20 +425,19 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     """
     panels = _Panels()
     panels.read_controls(root)
-    drawers = set() if article or not furniture else _drawers(root)
+    around_main = _around_main(root) if furniture else set()
+    drawers = set() if article or not furniture else _drawers(e for e in around_main if _is_main(e))
     drawers.update([element for drawer in drawers for element in drawer.iter("aside")])
 
-    around_main: set[Element] | None = None
-
     def unseen(child: Element, tag: str) -> bool:
-        nonlocal around_main
         if not tag or tag.startswith("{") or tag in UNSEEN or (tag == "noscript" and _asks_for_javascript(child)):
             return True
-        if not furniture or child in drawers or not (tag in FURNITURE or _is_furniture(child)):
-            return False
-        if around_main is None:
-            around_main = _around_main(root)
-        return child not in around_main
+        return (
+            furniture
+            and child not in drawers
+            and (tag in FURNITURE or _is_furniture(child))
+            and child not in around_main
+        )
 
     def unwanted(child: Element, tag: str) -> bool:
         dropped = unseen(child, tag)
@@ -468,7 +467,8 @@ MENU_LINK_SHARE = 0.5
 
 
 def _around_main(root: Element) -> set[Element]:
-    """Every ``main`` landmark of the page and the elements around it, found in one walk."""
+    """Every ``main`` landmark of the page and the elements around it, found in one walk: the
+    furniture that must stay as a wrapper, and the landmarks whose drawers are content."""
     found: set[Element] = set()
     path: list[Element] = []
     stack: list[tuple[Element, int]] = [(root, 0)]
@@ -575,20 +575,19 @@ def _asks_for_javascript(noscript: Element) -> bool:
 NOTICE_CHARS = 300
 
 
-def _drawers(root: Element) -> set[Element]:
-    """Dialogs inside the ``main`` landmark: the size guide, the product details, opened on demand."""
+def _drawers(mains: Iterable[Element]) -> set[Element]:
+    """Dialogs inside the ``main`` landmarks: the size guide, the product details, opened on demand."""
     found: set[Element] = set()
-    for main in root.iter():
-        if _is_main(main):
-            found.update(
-                element
-                for element in main.iter()
-                if element is not main
-                and (
-                    (element.tag == "dialog" and element.get("open") is not None)
-                    or (element.get("role") or "").lower() in ("dialog", "alertdialog")
-                )
+    for main in mains:
+        found.update(
+            element
+            for element in main.iter()
+            if element is not main
+            and (
+                (element.tag == "dialog" and element.get("open") is not None)
+                or (element.get("role") or "").lower() in ("dialog", "alertdialog")
             )
+        )
     return found
 
 
