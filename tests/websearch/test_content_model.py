@@ -508,7 +508,7 @@ def test_the_standfirst_between_the_title_and_the_story_is_its_lead():
     assert text.index("Four thousand residents") < text.index("Part 0:"), "the lead comes first"
     assert "Chat with us" not in text, "a paragraph in a block named like boilerplate is no lead"
     caption = (
-        "<figure><img src='/l.jpg' alt='The library'></figure>"
+        "<div class='photo'><img src='/l.jpg' alt='The library'></div>"
         "<p>The library on Main Street, as seen from the park on a summer evening.</p>"
     )
     text = markdown(
@@ -523,6 +523,58 @@ def test_the_standfirst_between_the_title_and_the_story_is_its_lead():
     )
     text = markdown(f"<div class='page'>{top}<div class='events'>{events}</div>{body}</div>")
     assert "Everything that happened" not in text, "a title over more than the story is the page's, not the story's"
+
+
+def test_the_lead_runs_past_a_captioned_figure_and_the_authors_photo_but_not_the_authors_bio():
+    body = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
+    figure = (
+        "<figure><img src='/l.jpg' alt='The library'><figcaption><p>The library on Main Street, as seen from"
+        " the park on a summer evening.</p></figcaption></figure>"
+    )
+    lead = (
+        "<p>Four thousand residents signed the petition; the council listened, and the doors stay open from"
+        " next month.</p>"
+    )
+    text = markdown(
+        f"<main><article><div class='top'><h1>Library stays open</h1>{figure}{lead}</div>{body}</article></main>"
+    )
+    assert "Four thousand residents signed the petition" in text, "a figure holds its caption: the lead follows it"
+    assert "seen from the park" not in text, "the caption is no lead"
+    byline = (
+        "<div class='author-tooltip'><img src='/ada.jpg' alt=''><p>Ada Byrne covers the town council and its"
+        " libraries, and has written for the paper since 2009.</p></div>"
+    )
+    text = markdown(
+        f"<main><article><div class='top'><h1>Library stays open</h1>{byline}{lead}</div>{body}</article></main>"
+    )
+    assert "Four thousand residents signed the petition" in text, "the author's photo is no picture with a caption"
+    assert "Ada Byrne covers" not in text, "the author's bio is no lead"
+
+
+def test_a_heading_linking_to_what_its_section_is_about_stays_and_a_teasers_heading_goes():
+    schools = "".join(
+        f"<h2><a href='https://school{n}.example/'>{n}. School {n}</a></h2>"
+        f"<p>School {n} is known for its rigorous case method, its small classes and an alumni network that"
+        " answers the phone; the program takes two years.</p>"
+        for n in range(1, 5)
+    )
+    teaser = "<h3><a href='/story/7'>Another story number 7 worth reading</a></h3><time>May 7</time>"
+    text = markdown(f"<main><article><h1>The best schools</h1>{schools}{teaser}</article></main>", ARTICLE_TYPE)
+    for n in range(1, 5):
+        assert f"{n}. School {n}" in text, "a section's heading is the article's, wherever it links"
+    assert "Another story number" not in text, "a heading over nothing but a date is a teaser"
+
+
+def test_a_heading_whose_id_spells_its_own_text_is_not_named_by_it():
+    sections = "".join(
+        f"<h2 id='h-how-to-use-social-shopping-part-{n}'>How to use social shopping, part {n}</h2>"
+        f"<p>Part {n}: set up the catalog, tag the products in the posts, and check the orders every morning before"
+        " the shop opens, so nothing waits.</p>"
+        for n in range(4)
+    )
+    text = markdown(f"<main><article><h1>Social shopping</h1>{sections}</article></main>", ARTICLE_TYPE)
+    for n in range(4):
+        assert f"How to use social shopping, part {n}" in text
 
 
 def test_a_short_story_outweighed_by_a_sidebar_of_links_is_still_the_content():

@@ -122,14 +122,18 @@ def _anchors_its_heading(element: Element, identifier: str) -> bool:
     """Whether ``identifier`` spells the heading that opens ``element`` (one of its first blocks),
     and that heading names a subject: one that opens with a role word ("Related products",
     "Comments") names the role."""
-    heading = next(
-        (
-            node
-            for child in element[:HEADING_PLACES]
-            for node in (child, *child[:HEADING_PLACES])
-            if isinstance(node.tag, str) and node.tag in HEADINGS
-        ),
-        None,
+    heading = (
+        element
+        if element.tag in HEADINGS
+        else next(
+            (
+                node
+                for child in element[:HEADING_PLACES]
+                for node in (child, *child[:HEADING_PLACES])
+                if isinstance(node.tag, str) and node.tag in HEADINGS
+            ),
+            None,
+        )
     )
     if heading is None:
         return False
@@ -783,7 +787,8 @@ def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
     ``h1`` outside the content, and the block holding both says little else (at most
     ``LEAD_SPAN`` times what the content says: the article, not the page around it), the written
     paragraphs after the title and before the content are taken with it (``_is_lead``), up to
-    the first picture: what follows a picture is its caption.
+    the first picture: what follows a picture is its caption. Not a picture in a ``figure``, which
+    holds its own caption, nor the author's photo or an icon beside the title (``_is_portrait``).
     """
     titles = list(body.iter("h1"))
     if len(titles) != 1 or not len(chosen):
@@ -799,16 +804,20 @@ def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
     held = sum(measures.chars.get(member, 0) for member in chosen)
     if common is None or common.tag in ("body", "html") or measures.chars.get(common, 0) > LEAD_SPAN * held:
         return []
+    in_figures = {id(inner) for figure in common.iter("figure") for inner in figure.iter()}
     lead: list[Element] = []
     after_title = False
     for element in common.iter():
-        if element is first or (after_title and element.tag in PICTURES):
+        if element is first:
             return lead
         if element is title:
             after_title = True
+        elif not after_title or id(element) in in_figures:
+            continue
+        elif element.tag in PICTURES and not _is_portrait(element, common, measures):
+            return lead
         elif (
-            after_title
-            and element.tag == "p"
+            element.tag == "p"
             and id(element) not in taken
             and not _is_inside(element, title, measures)
             and _is_lead(element, common, measures)
@@ -822,15 +831,27 @@ LEAD_SPAN = 1.5
 
 def _is_lead(paragraph: Element, within: Element, measures: Measures) -> bool:
     """A written paragraph (``_worthy_paragraph``) that neither it nor a block around it, below
-    ``within``, names like boilerplate (a newsletter prompt, a "metadata" line)."""
+    ``within``, names like boilerplate (a newsletter prompt, a "metadata" line) or as the
+    author's (a bio)."""
     if not _worthy_paragraph(paragraph, measures):
         return False
     node: Element | None = paragraph
     while node is not None and node is not within:
-        if _words(node) & ROLE_WORDS:
+        if _words(node) & (ROLE_WORDS | PORTRAITS):
             return False
         node = measures.parent.get(node)
     return True
+
+
+def _is_portrait(picture: Element, within: Element, measures: Measures) -> bool:
+    """An author's photo, an avatar, an icon (by its name or a block's around it, below ``within``):
+    a picture beside the byline, with no caption after it."""
+    node: Element | None = picture
+    while node is not None and node is not within:
+        if _words(node) & PORTRAITS:
+            return True
+        node = measures.parent.get(node)
+    return False
 
 
 def landmark(body: Element) -> Element:
@@ -1131,7 +1152,8 @@ def clean(content: Element, *, article: bool) -> None:
     for heading in [e for e in content.iter() if e.tag in HEADINGS]:
         parent = measures.parent.get(heading)
         if parent is not None and (
-            _class_weight(heading, negative) < 0 or _share_linking_away(heading, measures) > 0.33
+            _class_weight(heading, negative) < 0
+            or (_share_linking_away(heading, measures) > 0.33 and not _heads_prose(heading, parent, measures))
         ):
             remove_keeping_tail(parent, heading)
 
@@ -1186,6 +1208,21 @@ def _outside_code(root: Element) -> Iterator[Element]:
         yield element
         if element.tag not in CODE:
             stack.extend(reversed(element))
+
+
+def _heads_prose(heading: Element, parent: Element, measures: Measures) -> bool:
+    """Whether written paragraphs follow ``heading``: the next block is one, or opens with one.
+
+    A listicle's sections are headed by links to what each one is about ("1. Harvard Business
+    School" links to the school); a rail's teaser headings are followed by another teaser, a
+    date, a picture.
+    """
+    following = list(parent)
+    place = next((index for index, child in enumerate(following) if child is heading), None)
+    if place is None or place + 1 >= len(following):
+        return False
+    after = following[place + 1]
+    return _worthy_paragraph(after, measures) or (len(after) > 0 and _worthy_paragraph(after[0], measures))
 
 
 def _share_linking_away(element: Element, measures: Measures) -> float:
@@ -1468,6 +1505,8 @@ GALLERY_CHARS_PER_IMAGE = 200
 ICONS = frozenset({"avatar", "emoji", "smilie", "smiley", "icon", "reaction"})
 """Names of pictures that stand beside text rather than make a gallery: a poster's avatar, an
 emoji, a reaction."""
+PORTRAITS = ICONS | {"author", "byline", "logo"}
+"""Names of pictures (or of the blocks around them) that stand beside a title: no caption follows."""
 TITLES = frozenset({"h1"})
 """A block holding the page's title is what the page is about (a product's pictures beside its
 name, price and description), never a gallery however many pictures it holds."""
