@@ -910,6 +910,25 @@ def test_a_rail_of_other_stories_inside_an_article_is_dropped_up_to_the_next_par
     assert "Rinse twice." in text
 
 
+def test_a_rail_of_teaser_cards_is_dropped_however_little_of_them_links():
+    cards = "".join(
+        f"<div class='card'><a href='/story/{n}'><img src='/{n}.jpg' alt=''></a><h3>Other story {n}</h3>"
+        f"<p>The first line of another story, long enough that its link covers little of the card {n}.</p></div>"
+        for n in range(3)
+    )
+    rail = f"<h2>Mehr zum Thema</h2><div class='grid'>{cards}</div>"
+    text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{rail}</article>")
+    assert "The Quiet Kettle boils" in text
+    assert "Mehr zum Thema" not in text
+    assert "Other story" not in text
+    assert "another story" not in text
+    plain = cards.replace("<a href", "<span data-href").replace("</a>", "</span>")
+    text = markdown(
+        f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}<h2>Mehr zum Thema</h2><div>{plain}</div></article>"
+    )
+    assert "Other story 1" in text, "blocks that link nowhere are no teasers"
+
+
 def test_rails_and_teaser_lines_are_recognised_in_the_languages_of_the_web():
     links = (
         "<p><a href='/loud'>The loudest kettles of the year</a></p><p><a href='/lids'>Lids that never rattle</a></p>"

@@ -1359,9 +1359,9 @@ def drop_teasers(content: Element, *, article: bool) -> None:
     related work is text. In an article (declared, or content that is mostly paragraphs), so is a
     rail: a short block that only says such a label ("You may also like…", "DON'T MISS", "Das könnte
     Sie auch interessieren": ``RAIL_LABELS``) and the blocks right after it that are links
-    (``RAIL_LINK_SHARE``), or the label alone when nothing follows it in its block (a rail its
-    script never filled). On a listing or a home page a "Trending" rail is what the page lists,
-    and stays.
+    (``RAIL_LINK_SHARE``) or a grid of cards each linking elsewhere (``_is_cards``), or the label
+    alone when nothing follows it in its block (a rail its script never filled). On a listing or a
+    home page a "Trending" rail is what the page lists, and stays.
     """
     measures = Measures(content)
     _drop_where(
@@ -1384,7 +1384,9 @@ def drop_teasers(content: Element, *, article: bool) -> None:
             for sibling in children[index + 1 :]:
                 if measures.chars.get(sibling, 0) == 0:
                     continue
-                if sibling.tag not in TEASER_TAGS or measures.link_density(sibling) < RAIL_LINK_SHARE:
+                if sibling.tag not in TEASER_TAGS or (
+                    measures.link_density(sibling) < RAIL_LINK_SHARE and not _is_cards(sibling, measures)
+                ):
                     last = False
                     break
                 rail.append(sibling)
@@ -1392,6 +1394,15 @@ def drop_teasers(content: Element, *, article: bool) -> None:
                 for element in [child, *rail]:
                     if element in parent:
                         remove_keeping_tail(parent, element)
+
+
+def _is_cards(element: Element, measures: Measures) -> bool:
+    """Two or more blocks, each linking to another page: a grid of teaser cards, a headline over
+    its picture and its first line, however little of each the links cover."""
+    cards = [child for child in element if measures.chars.get(child, 0)]
+    return len(cards) >= 2 and all(
+        any(not (anchor.get("href") or "#").startswith("#") for anchor in card.iter("a")) for card in cards
+    )
 
 
 def _is_rail_label(element: Element, measures: Measures) -> bool:
