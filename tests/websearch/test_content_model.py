@@ -980,9 +980,27 @@ def test_a_caption_or_credit_beside_a_picture_in_an_article_is_dropped_and_the_p
 
 
 def test_a_shop_calling_its_copy_a_caption_keeps_it():
-    copy = "<div class='tile'><img src='/k.jpg' alt='Kettle'><p class='caption'>Boils in three minutes.</p></div>"
-    text = markdown(f"<main><h1>The Quiet Kettle</h1>{KETTLE_PROSE}{copy}{KETTLE_PROSE}</main>")
+    tiles = "".join(
+        f"<div class='tile'><img src='/k{n}.jpg' alt='Kettle'><h3>{feature}</h3><p class='caption'>{copy}</p></div>"
+        for n, (feature, copy) in enumerate(
+            [
+                ("Fast", "Boils in three minutes."),
+                ("Quiet", "Half the noise of an ordinary kettle."),
+                ("Warm", "Keeps the water hot for an hour."),
+                ("Safe", "Switches itself off when dry."),
+            ]
+        )
+    )
+    text = markdown(f"<main><h1>The Quiet Kettle</h1><div class='tiles'>{tiles}</div><p>From $49.</p></main>")
     assert "Boils in three minutes." in text
+    assert "Switches itself off when dry." in text
+
+
+def test_a_caption_beside_a_picture_in_content_that_is_mostly_paragraphs_is_dropped_whatever_the_page_declares():
+    photo = "<div class='photo'><img src='/k.jpg' alt='Kettle'><p class='caption'>Photo: Ada Byrne</p></div>"
+    text = markdown(f"<main><h1>The Quiet Kettle</h1>{KETTLE_PROSE * 3}{photo}{KETTLE_PROSE * 3}</main>")
+    assert "The Quiet Kettle boils" in text
+    assert "Ada Byrne" not in text
 
 
 def test_an_articles_byline_and_timestamp_lines_are_metadata_not_text():

@@ -378,26 +378,37 @@ def _drop_unmarked_captions(root: Element, measures: Measures) -> bool:
     ``credit`` beside a picture ("(Image: GETTY)", "Photo: AP").
 
     They say who took the picture, or what it shows, as ``figcaption`` does; the picture stays.
-    Only on a page that declares itself an article: shops call their product copy a ``caption``
-    (apple.com's product page lost 0.09 of F1 to the rule on every page). Whether any went.
+    Only on a page that declares itself an article, or in content that reads as one (``clean``):
+    shops call their product copy a ``caption`` (apple.com's product page lost 0.09 of F1 to the
+    rule on every page). Whether any went.
     """
-    dropped = False
-    for caption in [element for element in root.iter() if _words(element) & CAPTIONS]:
+    captions = _unmarked_captions(root, measures)
+    for caption in captions:
+        remove_keeping_tail(measures.parent[caption], caption)
+    return bool(captions)
+
+
+def _unmarked_captions(root: Element, measures: Measures) -> list[Element]:
+    found: list[Element] = []
+    for caption in root.iter():
         parent = measures.parent.get(caption)
         if (
             parent is not None
-            and caption in parent
+            and _words(caption) & CAPTIONS
+            and not any(_is_inside(caption, outer, measures) for outer in found[-1:])
             and 0 < measures.chars.get(caption, 0) <= CAPTION_CHARS
             and _holds(parent, PICTURES)
             and not _holds(caption, PICTURES)
         ):
-            remove_keeping_tail(parent, caption)
-            dropped = True
-    return dropped
+            found.append(caption)
+    return found
 
 
 CAPTIONS = frozenset({"caption", "credit", "credits", "attribution"})
 CAPTION_CHARS = 300
+CAPTIONS_SHARE = 0.1
+"""In content that reads as an article without declaring itself one, captions are dropped when
+together they say at most this share of it: a shop's tiles of copy named ``caption`` say most."""
 PICTURES = frozenset({"img", "picture", "video"})
 
 
@@ -1128,6 +1139,12 @@ def clean(content: Element, *, article: bool) -> None:
     measures = Measures(content)
     total = measures.chars.get(content, 0)
     reads_as_article = article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * total
+    captions = _unmarked_captions(content, measures) if reads_as_article and not article else []
+    if captions and sum(measures.chars.get(caption, 0) for caption in captions) <= CAPTIONS_SHARE * total:
+        for caption in captions:
+            remove_keeping_tail(measures.parent[caption], caption)
+        measures = Measures(content)
+        total = measures.chars.get(content, 0)
     negative = NEGATIVE - _building_blocks(content, measures)
     alike = _siblings_alike(content, measures)
     records = _records(alike)
