@@ -147,3 +147,9 @@ def test_a_table_that_lays_the_page_out_is_read_as_its_blocks(parser):
 def test_a_block_of_zero_width_characters_shows_nothing(parser):
     html = "<p>Tabs</p><p>\u200b</p><h2>Workforce management</h2><p>👨\u200d👩\u200d👧</p>"
     assert render(html, parser=parser) == "Tabs\n\n## Workforce management\n\n👨\u200d👩\u200d👧"
+
+
+def test_soft_hyphens_and_ruby_readings_are_not_in_the_line_of_text(parser):
+    html = "<p>Schon im Mit&shy;tel&shy;al&shy;ter.</p><p><ruby>子<rp>(</rp><rt>こ</rt><rp>)</rp></ruby>ども</p>"
+    assert render(html, parser=parser) == "Schon im Mittelalter.\n\n子ども"
+    assert render(html, markdown=False, parser=parser) == "Schon im Mittelalter.\n\n子ども"

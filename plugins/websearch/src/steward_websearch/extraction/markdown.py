@@ -22,6 +22,8 @@ _EDGES = " \t\n\r\f" + BREAK
 _ESCAPE = re.compile(r"([\\`*_\[\]])")
 _INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
 """Zero-width characters: a block of nothing else shows nothing (inside text they join emoji)."""
+SOFT_HYPHEN = "\u00ad"
+"""Where a word may break across lines (``&shy;``): shown only when it does, so never in one line of text."""
 _TOUCHING_STRONG = re.compile(r"(?<![\\*])\*\*\*\*(?!\*)")
 """Where one ``<strong>`` ends and the next begins (``<b>Game D</b><b>ay</b>``): one run of bold."""
 
@@ -38,7 +40,8 @@ class Renderer:
         blocks: list[str] = []
         self._blocks(root, blocks)
         shown = _between_text([block for block in blocks if _INVISIBLE.sub("", block).strip()])
-        return re.sub(r"\n{3,}", "\n\n", "\n\n".join(shown)).strip()
+        text = re.sub(r"\n{3,}", "\n\n", "\n\n".join(shown)).strip()
+        return text.replace(SOFT_HYPHEN, "")
 
     # blocks
     def _blocks(self, element: Element, out: list[str], depth: int = 0) -> None:

@@ -21,9 +21,10 @@ INLINE = frozenset("a b strong em i span font small big u sub sup abbr cite q ma
 
 NEVER_TEXT = frozenset(
     """script style template svg math iframe object embed canvas head title link meta img picture video
-    audio source track map area input button select textarea option""".split()
+    audio source track map area input button select textarea option rp rt""".split()
 )
-"""Elements whose content a reader never sees as text."""
+"""Elements whose content a reader never sees as text; and ruby's readings (``rt``, with the ``rp``
+parentheses a browser without ruby shows), set small above the text they annotate, not in it."""
 
 MEDIA = frozenset("img picture video audio source track map area".split())
 
