@@ -929,6 +929,18 @@ def test_a_rail_of_teaser_cards_is_dropped_however_little_of_them_links():
     assert "Other story 1" in text, "blocks that link nowhere are no teasers"
 
 
+def test_a_list_of_links_the_text_announces_with_a_colon_is_the_texts_but_not_one_pointing_elsewhere():
+    picks = "".join(f"<li><a href='https://shop.example/p/{n}'>Long nose pliers, model {n}</a></li>" for n in range(3))
+    others = "".join(f"<li><a href='/posts/{n}'>Another post of mine, number {n}</a></li>" for n in range(3))
+    text = markdown(
+        f"<article><h1>Electrician tools</h1>{KETTLE_PROSE * 2}<p>Top expert recommendations:</p><ul>{picks}</ul>"
+        f"{KETTLE_PROSE * 2}<p>If you liked this post you might also like:</p><ul>{others}</ul></article>",
+        ARTICLE_TYPE,
+    )
+    assert "Long nose pliers, model 2" in text
+    assert "Another post of mine" not in text
+
+
 def test_rails_and_teaser_lines_are_recognised_in_the_languages_of_the_web():
     links = (
         "<p><a href='/loud'>The loudest kettles of the year</a></p><p><a href='/lids'>Lids that never rattle</a></p>"

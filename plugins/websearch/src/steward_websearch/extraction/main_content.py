@@ -1583,7 +1583,7 @@ def _looks_like_boilerplate(
         and not written_link
     ):
         return True
-    if element.tag in LISTS and _annotated(element, measures):
+    if element.tag in LISTS and (_annotated(element, measures) or _introduced(element, measures)):
         return False
     if weight < 25 and density > 0.33 and not written_link:
         return True
@@ -1606,3 +1606,30 @@ def _annotated(items: Element, measures: Measures) -> bool:
 
 
 ANNOTATION_CHARS = 25
+
+
+def _introduced(items: Element, measures: Measures) -> bool:
+    """A list the text before it announces with a colon: "Top expert recommendations:", "You'll need:".
+
+    The sentence makes the list part of what it says, links or not; a rail's label ("Related
+    stories:", "Read more:") announces other pages and is no introduction.
+    """
+    parent = measures.parent.get(items)
+    if parent is None:
+        return False
+    siblings = list(parent)
+    place = next(index for index, child in enumerate(siblings) if child is items)
+    if place == 0:
+        return False
+    before = siblings[place - 1]
+    if not (before.tag == "p" or before.tag in HEADINGS) or measures.link_density(before) > 0:
+        return False
+    text = _paragraph_text(before)
+    return text.endswith(":") and not POINTS_ELSEWHERE.search(text)
+
+
+POINTS_ELSEWHERE = re.compile(
+    r"\b(?:" + "|".join((*RAIL_LABELS, r"more|más|mehr|plus d[e']|meer|więcej")) + r")\b", re.IGNORECASE
+)
+"""What a sentence pointing to other pages says: a rail's label anywhere in it ("If you liked this
+post you might also like:"), or "more" ("Learn more in our plumbing series:", "MÁS INFORMACIÓN:")."""
