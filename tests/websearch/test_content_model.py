@@ -577,6 +577,23 @@ def test_a_heading_whose_id_spells_its_own_text_is_not_named_by_it():
         assert f"How to use social shopping, part {n}" in text
 
 
+def test_a_page_whose_biggest_block_is_a_table_keeps_what_it_says_around_the_table():
+    rows = "".join(
+        f"<tr><td>Lecture {n}</td><td>Sep {n}</td><td>Spectral methods, tensor decompositions and the"
+        f" method of moments, part {n}</td></tr>"
+        for n in range(1, 25)
+    )
+    page = (
+        f"{NAV}<main><h2>Algorithms for data science</h2><div><p>A graduate class on the algorithmic"
+        " challenges of modern machine learning.</p><p>Instructor: Ada Byrne, office hours on Thursdays.</p></div>"
+        f"<div><h4>Schedule</h4><table>{rows}</table></div></main>"
+    )
+    text = markdown(page)
+    assert "Lecture 24" in text
+    assert "A graduate class on the algorithmic challenges" in text
+    assert "office hours on Thursdays" in text
+
+
 def test_a_short_story_outweighed_by_a_sidebar_of_links_is_still_the_content():
     categories = "".join(f"<li><a href='/c/{n}'>Category {n}</a></li>" for n in range(40))
     tags = " ".join(f"<a href='/t/{n}'>tag{n}</a>" for n in range(120))

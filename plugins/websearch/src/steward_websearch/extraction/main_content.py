@@ -721,7 +721,9 @@ def main_content(body: Element, *, article: bool = False) -> Element | None:
     ``None`` when nothing reads like content, and also when the best candidate holds less than
     ``SECTIONS_SHARE`` of the page's text: product, service, listing and documentation pages are
     sequences of sections, not one block of prose, and a single candidate would keep one section
-    and drop the rest. A page that declares itself an ``article`` is held to ``ARTICLE_SHARE``
+    and drop the rest. A table is one section however much of the page it holds (its row groups
+    are lifted to it): a course's schedule, a price list, is a section of a page that says what it
+    is. A page that declares itself an ``article`` is held to ``ARTICLE_SHARE``
     (CMSs declare every page an article, listings and service pages too; a real article's block
     holds far more than that of what boilerplate removal leaves), and a candidate in or around
     the body the page declares (``itemprop=articleBody``) to nothing. A page without a ``main``
@@ -759,13 +761,15 @@ def main_content(body: Element, *, article: bool = False) -> Element | None:
         return None
     declared = _declared_body(top, measures)
     top = declared or _widen(_family(top, body, measures), scores, measures)
+    if top.tag in TABLE_PARTS and measures.parent.get(top) is not None:
+        top = measures.parent[top]
     if measures.chars.get(top, 0) < MIN_CONTENT_CHARS:
         return None
     parent = measures.parent.get(top)
     if parent is None:
         return top
     share = measures.chars.get(top, 0) / measures.chars.get(body, 1)
-    one_section = declared is None and share < (ARTICLE_SHARE if article else SECTIONS_SHARE)
+    one_section = declared is None and (top.tag == "table" or share < (ARTICLE_SHARE if article else SECTIONS_SHARE))
     if one_section and (_main_landmark(body, measures) is not None or not _holds_the_words(top, body, measures)):
         return None
     top = _thread(top, measures)
@@ -838,6 +842,8 @@ def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
 
 
 LEAD_SPAN = 1.5
+TABLE_PARTS = frozenset({"thead", "tbody", "tfoot"})
+"""A table's row groups: the candidate is the table, whose siblings say what it is about."""
 
 
 def _is_lead(paragraph: Element, within: Element, measures: Measures) -> bool:
