@@ -956,6 +956,13 @@ def test_a_list_of_links_the_text_announces_with_a_colon_is_the_texts_but_not_on
     )
     assert "Long nose pliers, model 2" in text
     assert "Another post of mine" not in text
+    headed = picks.replace("<li><a", "<li><h3><a").replace("</a></li>", "</a></h3></li>")
+    text = markdown(
+        f"<article><h1>Electrician tools</h1>{KETTLE_PROSE * 2}<p>Top expert recommendations:</p><ul>{headed}</ul>"
+        f"{KETTLE_PROSE * 2}</article>",
+        ARTICLE_TYPE,
+    )
+    assert "Long nose pliers, model 2" in text, "a heading that is a kept list's item is the item, wherever it links"
 
 
 def test_rails_and_teaser_lines_are_recognised_in_the_languages_of_the_web():

@@ -1176,7 +1176,11 @@ def clean(content: Element, *, article: bool) -> None:
         parent = measures.parent.get(heading)
         if parent is not None and (
             _class_weight(heading, negative) < 0
-            or (_share_linking_away(heading, measures) > 0.33 and not _heads_prose(heading, parent, measures))
+            or (
+                _share_linking_away(heading, measures) > 0.33
+                and parent.tag != "li"
+                and not _heads_prose(heading, parent, measures)
+            )
         ):
             remove_keeping_tail(parent, heading)
 
