@@ -1098,6 +1098,23 @@ def test_a_post_beside_its_authors_avatar_and_a_reaction_emoji_is_no_gallery():
     assert all(f"Reply {n}:" in text for n in range(1, 5))
 
 
+def test_a_block_beside_its_svg_toggles_is_no_gallery():
+    toggle = "<div class='toggle'><img src='/static/switch.svg'></div><div class='toggle'><img src='/static/switch.svg?v=2'></div>"
+    pros = (
+        f"<section class='drawers'><h3>Pros and cons</h3>{toggle}<h4>Pros</h4><ul><li>Careful handling</li>"
+        "<li>Quick moving process</li></ul><h4>Cons</h4><ul><li>Delayed arrival or delivery</li></ul></section>"
+    )
+    text = markdown(f"<article><h1>Movers</h1>{KETTLE_PROSE * 2}{pros}{KETTLE_PROSE * 2}</article>", ARTICLE_TYPE)
+    assert "Delayed arrival or delivery" in text
+    photos = "".join(f"<img src='/photos/{n}.jpg' alt=''>" for n in range(3))
+    text = markdown(
+        f"<article><h1>Movers</h1>{KETTLE_PROSE * 2}<div class='strip'>{photos}<p>Moving day.</p></div>"
+        f"{KETTLE_PROSE * 2}</article>",
+        ARTICLE_TYPE,
+    )
+    assert "Moving day." not in text, "photographs with a line under them are a gallery"
+
+
 def test_a_posters_signature_under_each_post_is_not_the_thread():
     thread = "".join(
         post(n, author).replace(

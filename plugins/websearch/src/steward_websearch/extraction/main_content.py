@@ -14,6 +14,7 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from urllib.parse import urlsplit
 from xml.etree.ElementTree import Element
 
 from steward_websearch.extraction.vocabulary import BLOCKS, CODE, FURNITURE, HEADINGS, INLINE, LISTS, UNSEEN
@@ -1544,6 +1545,14 @@ ICONS = frozenset({"avatar", "emoji", "smilie", "smiley", "icon", "reaction"})
 """Names of pictures that stand beside text rather than make a gallery: a poster's avatar, an
 emoji, a reaction."""
 PORTRAITS = ICONS | {"author", "byline", "logo"}
+
+
+def _is_icon(image: Element) -> bool:
+    """A picture that marks text rather than shows something: named an icon, an avatar, an emoji
+    (``ICONS``), or drawn as SVG (a toggle's arrow, a check mark, a logo; photographs are not SVG)."""
+    return bool(_words(image) & ICONS) or urlsplit(image.get("src") or "").path.lower().endswith(".svg")
+
+
 """Names of pictures (or of the blocks around them) that stand beside a title: no caption follows."""
 TITLES = frozenset({"h1"})
 """A block holding the page's title is what the page is about (a product's pictures beside its
@@ -1570,7 +1579,7 @@ def _looks_like_boilerplate(
     if text.count(",") >= 10:
         return False
     paragraphs = sum(1 for e in element.iter("p"))
-    images = sum(1 for e in element.iter("img") if not _words(e) & ICONS)
+    images = sum(1 for e in element.iter("img") if not _is_icon(e))
     items = sum(1 for e in element.iter("li")) - 100
     density = measures.link_density(element)
     length = len(text)
