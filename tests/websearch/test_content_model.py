@@ -1115,6 +1115,28 @@ def test_a_block_beside_its_svg_toggles_is_no_gallery():
     assert "Moving day." not in text, "photographs with a line under them are a gallery"
 
 
+def test_the_rank_a_forum_gives_each_poster_is_not_the_thread():
+    ranks = ["New Head-Fier", "Junior Guru Wannabe", "Gold Member", "500+ Head-Fier"]
+    thread = "".join(
+        f"<article class='message'><div class='message-user'><h4>poster{n}</h4><h5 class='userTitle message-userTitle'>"
+        f"{rank}</h5></div><div class='message-body'><p>Reply {n}: descaling with citric acid, two spoons a litre,"
+        " left for an hour, worked for me, and the kettle has been quiet since.</p></div></article>"
+        for n, rank in enumerate(ranks)
+    )
+    text = markdown(f"<main><h1>Kettle descaling</h1>{thread}</main>")
+    assert "Reply 3:" in text
+    assert "poster3" in text
+    for rank in ranks:
+        assert rank not in text
+    reference = "".join(
+        f"<dt>WebSocket.field{n} <span class='badge'>Read only</span></dt><dd>What the socket says about"
+        f" itself, number {n}, once it is open and until it closes again.</dd>"
+        for n in range(4)
+    )
+    text = markdown(f"<main><h1>WebSocket</h1><h2>Instance properties</h2><dl>{reference}</dl></main>")
+    assert "WebSocket.field3 Read only" in text, "a reference's badge is no poster's rank"
+
+
 def test_a_posters_signature_under_each_post_is_not_the_thread():
     thread = "".join(
         post(n, author).replace(

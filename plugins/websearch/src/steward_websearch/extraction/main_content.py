@@ -1168,6 +1168,10 @@ def clean(content: Element, *, article: bool) -> None:
             continue
         if _looks_like_boilerplate(element, measures, article=reads_as_article, negative=negative, records=records):
             remove_keeping_tail(parent, element)
+    for rank in [e for e in content.iter() if _is_posters_rank(e, measures)]:
+        parent = measures.parent.get(rank)
+        if parent is not None and rank in parent:
+            remove_keeping_tail(parent, rank)
     if reads_as_article:
         for byline in [e for e in content.iter() if _is_byline(e, measures, records)]:
             parent = measures.parent.get(byline)
@@ -1184,6 +1188,20 @@ def clean(content: Element, *, article: bool) -> None:
             )
         ):
             remove_keeping_tail(parent, heading)
+
+
+def _is_posters_rank(element: Element, measures: Measures) -> bool:
+    """The rank a forum gives a poster ("New Head-Fier", "Junior Guru Wannabe", "Gold Member"):
+    XenForo's ``userTitle``, vBulletin's ``usertitle``, phpBB's ``profile-rank``, Discourse's
+    ``user-title``. The forum's label of the poster, not what the poster wrote."""
+    words = _words(element)
+    ranked = bool(words & RANKS) or (bool(words & {"title", "rank"}) and bool(words & POSTERS))
+    return ranked and 0 < measures.chars.get(element, 0) <= RANK_CHARS
+
+
+RANKS = frozenset({"usertitle", "userrank"})
+POSTERS = frozenset({"user", "profile", "author", "member"})
+RANK_CHARS = 60
 
 
 BYLINES = frozenset({"byline", "dateline", "timestamp"})
