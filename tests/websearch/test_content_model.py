@@ -956,6 +956,7 @@ def test_a_list_of_links_the_text_announces_with_a_colon_is_the_texts_but_not_on
     )
     assert "Long nose pliers, model 2" in text
     assert "Another post of mine" not in text
+    assert "you might also like" not in text, "the line announcing a dropped rail goes with it"
     headed = picks.replace("<li><a", "<li><h3><a").replace("</a></li>", "</a></h3></li>")
     text = markdown(
         f"<article><h1>Electrician tools</h1>{KETTLE_PROSE * 2}<p>Top expert recommendations:</p><ul>{headed}</ul>"

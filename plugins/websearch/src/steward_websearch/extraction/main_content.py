@@ -1167,7 +1167,10 @@ def clean(content: Element, *, article: bool) -> None:
         if element in listed:
             continue
         if _looks_like_boilerplate(element, measures, article=reads_as_article, negative=negative, records=records):
+            announcement = _announcement(element, measures) if element.tag in LISTS else None
             remove_keeping_tail(parent, element)
+            if announcement is not None and _points_elsewhere(announcement, measures):
+                remove_keeping_tail(parent, announcement)
     for rank in [e for e in content.iter() if _is_posters_rank(e, measures)]:
         parent = measures.parent.get(rank)
         if parent is not None and rank in parent:
@@ -1651,20 +1654,34 @@ def _introduced(items: Element, measures: Measures) -> bool:
     The sentence makes the list part of what it says, links or not; a rail's label ("Related
     stories:", "Read more:") announces other pages and is no introduction.
     """
+    announcement = _announcement(items, measures)
+    return announcement is not None and not POINTS_ELSEWHERE.search(_paragraph_text(announcement))
+
+
+def _announcement(items: Element, measures: Measures) -> Element | None:
+    """The unlinked paragraph or heading right before ``items`` that ends with a colon, if any."""
     parent = measures.parent.get(items)
     if parent is None:
-        return False
+        return None
     siblings = list(parent)
     place = next(index for index, child in enumerate(siblings) if child is items)
     if place == 0:
-        return False
+        return None
     before = siblings[place - 1]
     if not (before.tag == "p" or before.tag in HEADINGS) or measures.link_density(before) > 0:
-        return False
-    text = _paragraph_text(before)
-    return text.endswith(":") and not POINTS_ELSEWHERE.search(text)
+        return None
+    return before if _paragraph_text(before).endswith(":") else None
 
 
+def _points_elsewhere(announcement: Element, measures: Measures) -> bool:
+    """A short line pointing to other pages ("If you liked this post you might also like:"): it goes
+    with the link list it announces. A paragraph that says more than that is the text's."""
+    return measures.chars.get(announcement, 0) <= ANNOUNCEMENT_CHARS and bool(
+        POINTS_ELSEWHERE.search(_paragraph_text(announcement))
+    )
+
+
+ANNOUNCEMENT_CHARS = 100
 POINTS_ELSEWHERE = re.compile(
     r"\b(?:" + "|".join((*RAIL_LABELS, r"more|más|mehr|plus d[e']|meer|więcej")) + r")\b", re.IGNORECASE
 )
