@@ -577,7 +577,7 @@ def test_a_heading_whose_id_spells_its_own_text_is_not_named_by_it():
         assert f"How to use social shopping, part {n}" in text
 
 
-def test_a_page_whose_biggest_block_is_a_table_keeps_what_it_says_around_the_table():
+def test_a_page_whose_biggest_block_is_a_table_or_a_carousel_keeps_what_it_says_around_it():
     rows = "".join(
         f"<tr><td>Lecture {n}</td><td>Sep {n}</td><td>Spectral methods, tensor decompositions and the"
         f" method of moments, part {n}</td></tr>"
@@ -592,6 +592,19 @@ def test_a_page_whose_biggest_block_is_a_table_keeps_what_it_says_around_the_tab
     assert "Lecture 24" in text
     assert "A graduate class on the algorithmic challenges" in text
     assert "office hours on Thursdays" in text
+    slides = "".join(
+        f"<div class='swiper-slide'><p>Research note {n}: a new kernel for attention that runs twice as fast"
+        " on the same hardware, with the code and the paper to read and reuse.</p></div>"
+        for n in range(12)
+    )
+    page = (
+        f"{NAV}<main><section><h2>The cloud for AI</h2><p>Train, tune and serve open models on one platform.</p>"
+        "<p>Two times faster inference, sixty per cent lower cost.</p></section>"
+        f"<section><h2>From our research</h2><div class='swiper-wrapper'>{slides}</div></section></main>"
+    )
+    text = markdown(page)
+    assert "Research note 11" in text
+    assert "Train, tune and serve open models" in text, "a carousel is one section of its page"
 
 
 def test_a_short_story_outweighed_by_a_sidebar_of_links_is_still_the_content():

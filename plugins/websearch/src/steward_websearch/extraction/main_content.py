@@ -724,9 +724,10 @@ def main_content(body: Element, *, article: bool = False) -> Element | None:
     sequences of sections, not one block of prose, and a single candidate would keep one section
     and drop the rest. A table is one section however much of the page it holds (its row groups
     are lifted to it): a course's schedule, a price list, is a section of a page that says what it
-    is. A page that declares itself an ``article`` is held to ``ARTICLE_SHARE``
-    (CMSs declare every page an article, listings and service pages too; a real article's block
-    holds far more than that of what boilerplate removal leaves), and a candidate in or around
+    is; so is a carousel (``CAROUSELS``: a home page's slides of research notes). A page that
+    declares itself an ``article`` is held to ``ARTICLE_SHARE`` (CMSs declare every page an
+    article, listings and service pages too; a real article's block holds far more than that of
+    what boilerplate removal leaves), and a candidate in or around
     the body the page declares (``itemprop=articleBody``) to nothing. A page without a ``main``
     landmark keeps its candidate anyway when it is running text that holds that share of what the
     page says outside its links (``_holds_the_words``). An inline element (a ``small`` byline
@@ -770,7 +771,9 @@ def main_content(body: Element, *, article: bool = False) -> Element | None:
     if parent is None:
         return top
     share = measures.chars.get(top, 0) / measures.chars.get(body, 1)
-    one_section = declared is None and (top.tag == "table" or share < (ARTICLE_SHARE if article else SECTIONS_SHARE))
+    one_section = declared is None and (
+        top.tag == "table" or bool(_words(top) & CAROUSELS) or share < (ARTICLE_SHARE if article else SECTIONS_SHARE)
+    )
     if one_section and (_main_landmark(body, measures) is not None or not _holds_the_words(top, body, measures)):
         return None
     top = _thread(top, measures)
@@ -844,6 +847,7 @@ def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
 
 LEAD_SPAN = 1.5
 TABLE_PARTS = frozenset({"thead", "tbody", "tfoot"})
+CAROUSELS = frozenset({"carousel", "slider", "swiper", "slides"})
 """A table's row groups: the candidate is the table, whose siblings say what it is about."""
 
 
