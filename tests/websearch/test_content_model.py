@@ -1129,6 +1129,26 @@ def test_a_block_beside_its_svg_toggles_is_no_gallery():
     assert "Moving day." not in text, "photographs with a line under them are a gallery"
 
 
+def test_each_posts_author_stays_though_the_name_links_to_the_posters_profile():
+    profiles = ["/members/ada.12/", "/u/brook", "/memberlist.php?mode=viewprofile&u=7", "/profile/31-cyd/"]
+    thread = "".join(
+        f"<article class='message'><div class='message-user'><h4 class='message-name'><a href='{profile}'>poster{n}</a>"
+        f"</h4></div><div class='message-body'><time>May {n + 1}, 2024</time>"
+        f"<p>Reply {n}: descaling with citric acid, two spoons a litre, left for an hour, worked for me, and the"
+        " kettle has been quiet since.</p></div></article>"
+        for n, profile in enumerate(profiles)
+    )
+    text = markdown(f"<main><h1>Kettle descaling</h1>{thread}</main>")
+    for n in range(4):
+        assert f"Reply {n}:" in text
+        assert f"poster{n}" in text, "a post's author is part of the post"
+    story = (
+        f"<article><h1>Kettle descaling</h1><div class='byline'><a href='/authors/ada'>Ada Byrne</a></div>"
+        f"{KETTLE_PROSE * 4}</article>"
+    )
+    assert "Ada Byrne" not in markdown(story, ARTICLE_TYPE), "an article's byline is its metadata"
+
+
 def test_the_rank_a_forum_gives_each_poster_is_not_the_thread():
     ranks = ["New Head-Fier", "Junior Guru Wannabe", "Gold Member", "500+ Head-Fier"]
     thread = "".join(

@@ -1046,6 +1046,30 @@ def _a_records_date(element: Element, records: set[Element], measures: Measures)
     return bool(records) and _is_dated(element) and any(node in records for node in _ancestors(element, measures))
 
 
+def _a_records_author(element: Element, records: set[Element], measures: Measures) -> bool:
+    """A short block inside a record whose links all lead to members' profiles: a post's author
+    (XenForo's ``/members/ada.12/``, Discourse's ``/u/ada``, phpBB's ``memberlist.php?mode=viewprofile``).
+
+    A thread keeps each post's author as it keeps its date (``_a_records_date``); the name is a
+    link, and a block of little more than a link reads as a link list without this."""
+    if not records or measures.chars.get(element, 0) > POSTER_CHARS:
+        return False
+    targets = [anchor.get("href") or "" for anchor in element.iter("a") if measures.chars.get(anchor, 0)]
+    return (
+        bool(targets)
+        and all(PROFILE.search(target) for target in targets)
+        and any(node in records for node in _ancestors(element, measures))
+    )
+
+
+POSTER_CHARS = 200
+PROFILE = re.compile(
+    r"/(?:members?|u|users?|profiles?|authors?)/[^/?#]+|member\.php\?|memberlist\.php\?mode=viewprofile"
+    r"|[?&](?:u|userid|showuser)=\d",
+    re.IGNORECASE,
+)
+
+
 def _is_dated(element: Element) -> bool:
     if next(element.iter("time"), None) is not None:
         return True
@@ -1191,6 +1215,7 @@ def clean(content: Element, *, article: bool) -> None:
             or (
                 _share_linking_away(heading, measures) > 0.33
                 and parent.tag != "li"
+                and not _a_records_author(heading, records, measures)
                 and not _heads_prose(heading, parent, measures)
             )
         ):
@@ -1600,6 +1625,8 @@ def _looks_like_boilerplate(
     weight = _class_weight(element, negative)
     if article and weight < 0 and not _is_prose(element, measures):
         return True
+    if _a_records_author(element, records, measures):
+        return False
     text = _paragraph_text(element)
     if text.count(",") >= 10:
         return False
