@@ -525,6 +525,20 @@ def test_the_standfirst_between_the_title_and_the_story_is_its_lead():
     assert "Everything that happened" not in text, "a title over more than the story is the page's, not the story's"
 
 
+def test_the_lead_follows_the_title_nearest_the_story_when_the_page_has_several_and_a_dateline_is_no_lead():
+    body = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
+    top = (
+        "<div class='top'><h1>Library stays open</h1><p>UPDATED: Tue., Nov. 19, 2019</p><p>Four thousand"
+        " residents signed the petition; the council listened, and the doors stay open from next month.</p></div>"
+    )
+    page = (
+        f"<div class='brand'><h1><a href='/'>The Town Paper</a></h1></div><main><article>{top}{body}</article></main>"
+    )
+    text = markdown(page, ARTICLE_TYPE)
+    assert "Four thousand residents signed the petition" in text
+    assert "UPDATED" not in text
+
+
 def test_the_lead_runs_past_a_captioned_figure_and_the_authors_photo_but_not_the_authors_bio():
     body = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
     figure = (

@@ -802,19 +802,25 @@ def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
     """The paragraphs between the page's title and its content: the standfirst, the lead.
 
     Templates put the title and its standfirst in a header of their own, and the body the scores
-    find after it; the lead is the story's first paragraph all the same. When the page has one
-    ``h1`` outside the content, and the block holding both says little else (at most
-    ``LEAD_SPAN`` times what the content says: the article, not the page around it), the written
-    paragraphs after the title and before the content are taken with it (``_is_lead``), up to
-    the first picture: what follows a picture is its caption. Not a picture in a ``figure``, which
-    holds its own caption, nor the author's photo or an icon beside the title (``_is_portrait``).
+    find after it; the lead is the story's first paragraph all the same. When the title (the last
+    ``h1`` before the content: a site's logo can be an ``h1`` too) stands outside the content, and
+    the block holding both says little else (at most ``LEAD_SPAN`` times what the content says:
+    the article, not the page around it), the written paragraphs after the title and before the
+    content are taken with it (``_is_lead``; not a dateline, ``DATELINE_CHARS``), up to the first
+    picture: what follows a picture is its caption. Not a picture in a ``figure``, which holds its
+    own caption, nor the author's photo or an icon beside the title (``_is_portrait``).
     """
-    titles = list(body.iter("h1"))
-    if len(titles) != 1 or not len(chosen):
+    if not len(chosen):
         return []
-    title, first = titles[0], chosen[0]
+    first = chosen[0]
     taken = {id(element) for element in chosen.iter()}
-    if id(title) in taken:
+    title = None
+    for element in body.iter():
+        if element is first:
+            break
+        if element.tag == "h1":
+            title = element
+    if title is None:
         return []
     above_title = set(_ancestors(title, measures))
     common = measures.parent.get(first)
@@ -846,16 +852,21 @@ def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
 
 
 LEAD_SPAN = 1.5
+DATELINE_CHARS = 80
+"""A paragraph this short that gives a date ("UPDATED: Tue., Nov. 19, 2019") is a dateline, no lead."""
 TABLE_PARTS = frozenset({"thead", "tbody", "tfoot"})
-CAROUSELS = frozenset({"carousel", "slider", "swiper", "slides"})
 """A table's row groups: the candidate is the table, whose siblings say what it is about."""
+CAROUSELS = frozenset({"carousel", "slider", "swiper", "slides"})
+"""Names of a carousel: slides one after another, one section of a page however much they hold."""
 
 
 def _is_lead(paragraph: Element, within: Element, measures: Measures) -> bool:
     """A written paragraph (``_worthy_paragraph``) that neither it nor a block around it, below
     ``within``, names like boilerplate (a newsletter prompt, a "metadata" line) or as the
     author's (a bio)."""
-    if not _worthy_paragraph(paragraph, measures):
+    if not _worthy_paragraph(paragraph, measures) or (
+        measures.chars.get(paragraph, 0) <= DATELINE_CHARS and _is_dated(paragraph)
+    ):
         return False
     node: Element | None = paragraph
     while node is not None and node is not within:
