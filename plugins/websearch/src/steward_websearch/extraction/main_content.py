@@ -664,6 +664,8 @@ class Measures:
         self.chars: dict[Element, int] = {}
         self.link_chars: dict[Element, int] = {}
         self.prose_chars: dict[Element, int] = {}
+        self._children: dict[Element, list[Element]] = {}
+        self._places: dict[Element, int] = {}
         parent, chars, link_chars, prose_chars = self.parent, self.chars, self.link_chars, self.prose_chars
         order: list[Element] = []
         stack = [root]
@@ -692,6 +694,32 @@ class Measures:
     def link_density(self, element: Element) -> float:
         chars = self.chars.get(element, 0)
         return self.link_chars.get(element, 0) / chars if chars else 0.0
+
+    def previous(self, element: Element) -> Element | None:
+        """The sibling before ``element``, as the tree stood when its parent was first asked about
+        (since ``forget_siblings``): each parent's children are listed once, so asking about every
+        child of a wide parent stays linear."""
+        siblings, place = self._siblings(element)
+        return siblings[place - 1] if place > 0 else None
+
+    def following(self, element: Element) -> Element | None:
+        """The sibling after ``element``, as ``previous`` sees the tree."""
+        siblings, place = self._siblings(element)
+        return siblings[place + 1] if 0 <= place < len(siblings) - 1 else None
+
+    def forget_siblings(self) -> None:
+        """Read the children anew on the next question: after a pass that removed some."""
+        self._children.clear()
+
+    def _siblings(self, element: Element) -> tuple[list[Element], int]:
+        parent = self.parent.get(element)
+        if parent is None:
+            return [], -1
+        siblings = self._children.get(parent)
+        if siblings is None:
+            siblings = self._children[parent] = list(parent)
+            self._places.update((child, place) for place, child in enumerate(siblings))
+        return siblings, self._places.get(element, -1)
 
 
 def _class_weight(element: Element, negative: frozenset[str] = NEGATIVE) -> int:
@@ -1210,6 +1238,7 @@ def clean(content: Element, *, article: bool) -> None:
             remove_keeping_tail(parent, element)
             if announcement is not None and _points_elsewhere(announcement, measures):
                 remove_keeping_tail(parent, announcement)
+    measures.forget_siblings()
     for rank in [e for e in content.iter() if _is_posters_rank(e, measures)]:
         parent = measures.parent.get(rank)
         if parent is not None and rank in parent:
@@ -1227,7 +1256,7 @@ def clean(content: Element, *, article: bool) -> None:
                 _share_linking_away(heading, measures) > 0.33
                 and parent.tag != "li"
                 and not _a_records_author(heading, records, measures)
-                and not _heads_prose(heading, parent, measures)
+                and not _heads_prose(heading, measures)
             )
         ):
             remove_keeping_tail(parent, heading)
@@ -1299,18 +1328,16 @@ def _outside_code(root: Element) -> Iterator[Element]:
             stack.extend(reversed(element))
 
 
-def _heads_prose(heading: Element, parent: Element, measures: Measures) -> bool:
+def _heads_prose(heading: Element, measures: Measures) -> bool:
     """Whether written paragraphs follow ``heading``: the next block is one, or opens with one.
 
     A listicle's sections are headed by links to what each one is about ("1. Harvard Business
     School" links to the school); a rail's teaser headings are followed by another teaser, a
     date, a picture.
     """
-    following = list(parent)
-    place = next((index for index, child in enumerate(following) if child is heading), None)
-    if place is None or place + 1 >= len(following):
+    after = measures.following(heading)
+    if after is None:
         return False
-    after = following[place + 1]
     return _worthy_paragraph(after, measures) or (len(after) > 0 and _worthy_paragraph(after[0], measures))
 
 
@@ -1702,15 +1729,8 @@ def _introduced(items: Element, measures: Measures) -> bool:
 
 def _announcement(items: Element, measures: Measures) -> Element | None:
     """The unlinked paragraph or heading right before ``items`` that ends with a colon, if any."""
-    parent = measures.parent.get(items)
-    if parent is None:
-        return None
-    siblings = list(parent)
-    place = next(index for index, child in enumerate(siblings) if child is items)
-    if place == 0:
-        return None
-    before = siblings[place - 1]
-    if not (before.tag == "p" or before.tag in HEADINGS) or measures.link_density(before) > 0:
+    before = measures.previous(items)
+    if before is None or not (before.tag == "p" or before.tag in HEADINGS) or measures.link_density(before) > 0:
         return None
     return before if _paragraph_text(before).endswith(":") else None
 
