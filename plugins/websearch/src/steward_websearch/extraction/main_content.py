@@ -390,6 +390,8 @@ def _drop_unmarked_captions(root: Element, measures: Measures) -> bool:
 
 
 def _unmarked_captions(root: Element, measures: Measures) -> list[Element]:
+    """The outermost blocks named ``caption`` or ``credit`` (``CAPTIONS``), at most
+    ``CAPTION_CHARS``, beside a picture and holding none."""
     found: list[Element] = []
     for caption in root.iter():
         parent = measures.parent.get(caption)
@@ -657,7 +659,8 @@ def remove_keeping_tail(parent: Element, child: Element) -> None:
 
 
 class Measures:
-    """Text and link-text lengths of every element, computed once, bottom-up."""
+    """Text and link-text lengths of every element, computed once, bottom-up; and, when asked,
+    where an element stands among its siblings (``previous``, ``following``)."""
 
     def __init__(self, root: Element) -> None:
         self.parent: dict[Element, Element] = {}
@@ -1197,7 +1200,10 @@ def clean(content: Element, *, article: bool) -> None:
     """Drop blocks inside the main content that look like link lists, share bars or galleries.
 
     Lines of code are never looked at. Headings go when their class says boilerplate or when they
-    are links away from the page (a heading that links to itself, a permalink, stays). Unless the
+    are links away from the page (a heading that links to itself, a permalink, stays; so does one
+    that heads written paragraphs, ``_heads_prose``, or is an item of a list that stayed). A list
+    the text announces with a colon is the text's (``_introduced``); a short line announcing other
+    pages goes with the list it announces (``_points_elsewhere``). Unless the
     page declares itself an ``article`` or the content is mostly paragraphs (``PROSE_SHARE``), a
     block's class words are not held against it: on a product or service page ``media``, ``meta``,
     ``tags`` or ``contact`` name sections of the content, not furniture around it. In an article,
@@ -1207,8 +1213,11 @@ def clean(content: Element, *, article: bool) -> None:
     several alike (a page of authors' cards). ``author`` alone is not enough: listings and threads
     name whole entries by their author. A block too short to be one (under 25 characters) stays
     when it gives the date of a record it sits in (``_a_records_date``): a reply's date is part of
-    the reply. Content that does not read as an article keeps the entries of its listing whole
-    (``_listed``).
+    the reply, and so is its author, a link to the poster's profile (``_a_records_author``); the
+    rank the forum gives the poster is not (``_is_posters_rank``). Content that reads as an article
+    without declaring itself one loses its captions too (``_drop_unmarked_captions``), when they
+    say at most ``CAPTIONS_SHARE`` of it. Content that does not read as an article keeps the
+    entries of its listing whole (``_listed``).
     """
     measures = Measures(content)
     total = measures.chars.get(content, 0)
@@ -1633,6 +1642,7 @@ ICONS = frozenset({"avatar", "emoji", "smilie", "smiley", "icon", "reaction"})
 """Names of pictures that stand beside text rather than make a gallery: a poster's avatar, an
 emoji, a reaction."""
 PORTRAITS = ICONS | {"author", "byline", "logo"}
+"""Names of pictures (or of the blocks around them) that stand beside a title: no caption follows."""
 
 
 def _is_icon(image: Element) -> bool:
@@ -1641,7 +1651,6 @@ def _is_icon(image: Element) -> bool:
     return bool(_words(image) & ICONS) or urlsplit(image.get("src") or "").path.lower().endswith(".svg")
 
 
-"""Names of pictures (or of the blocks around them) that stand beside a title: no caption follows."""
 TITLES = frozenset({"h1"})
 """A block holding the page's title is what the page is about (a product's pictures beside its
 name, price and description), never a gallery however many pictures it holds."""
