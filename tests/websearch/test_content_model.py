@@ -310,6 +310,24 @@ def test_the_cards_of_a_listing_are_its_content_however_many_links_they_hold():
     assert "#3" not in cleaned(posts), "posts are no cards: their numbers go as any short block does"
 
 
+def test_a_listing_that_calls_itself_an_article_keeps_its_cards_when_there_are_many():
+    intro = "<h1>Kettles of the year</h1><p>Kettles that boil a litre in three minutes, with no plastic inside.</p>"
+    content = parse.parse_html(
+        f"<html><body><div id='content'>{intro}<div class='grid'>{''.join(card(n) for n in range(1, 13))}</div>"
+        "</div></body></html>"
+    ).find("body")[0]
+    main_content.clean(content, article=True)
+    text = " ".join("".join(content.itertext()).split())
+    assert "Quiet Kettle 12€52.00 12 reviews" in text, "ten or more cards alike holding most of it are a listing"
+    story = "<p>The kettle sings because steam bubbles collapse against the cold water above them."
+    content = parse.parse_html(
+        f"<html><body><div id='content'><h1>Why kettles sing</h1>{story}</p><div class='rail'>"
+        f"{''.join(card(n) for n in range(1, 7))}</div></div></body></html>"
+    ).find("body")[0]
+    main_content.clean(content, article=True)
+    assert "Quiet Kettle" not in " ".join("".join(content.itertext()).split()), "a rail beside a story is no listing"
+
+
 def test_the_block_holding_a_products_title_is_the_product_not_its_gallery():
     thumbnails = "".join(f"<img src='/img/{n}.jpg' alt='Toolkit, view {n}'>" for n in range(1, 9))
     product = (

@@ -1061,7 +1061,9 @@ def _records(alike: list[tuple[Element, Kind, list[Element]]]) -> set[Element]:
     return {child for parent, kind, _ in alike if kind != LIST_ITEM for child in parent if _record_kind(child) == kind}
 
 
-def _listed(alike: list[tuple[Element, Kind, list[Element]]], measures: Measures, total: int) -> set[Element]:
+def _listed(
+    alike: list[tuple[Element, Kind, list[Element]]], measures: Measures, total: int, *, at_least: int = 0
+) -> set[Element]:
     """The entries of a listing that is the content, and everything inside them.
 
     A collection page's cards (a title that links to the product, a price, a count of reviews)
@@ -1069,18 +1071,20 @@ def _listed(alike: list[tuple[Element, Kind, list[Element]]], measures: Measures
     what the page lists. Entries are siblings alike (``_siblings_alike``: records, or items of one
     list, classed or not) that together hold ``LISTING_SHARE`` of the content (``total``
     characters) and are short, under ``FAMILY_CHARS`` each on average: posts of a thread are
-    records too, and inside a post the short labels ("#3", "Joined") still go.
+    records too, and inside a post the short labels ("#3", "Joined") still go. ``at_least``
+    entries, when the content reads as an article: a few cards beside a story are a rail.
     """
     found: set[Element] = set()
     for _, _, entries in alike:
         chars = sum(measures.chars.get(entry, 0) for entry in entries)
-        if chars >= LISTING_SHARE * total and chars < FAMILY_CHARS * len(entries):
+        if len(entries) >= at_least and chars >= LISTING_SHARE * total and chars < FAMILY_CHARS * len(entries):
             for entry in entries:
                 found.update(entry.iter())
     return found
 
 
 LISTING_SHARE = 0.5
+LISTING_ENTRIES = 10
 
 
 def _a_records_date(element: Element, records: set[Element], measures: Measures) -> bool:
@@ -1217,7 +1221,8 @@ def clean(content: Element, *, article: bool) -> None:
     rank the forum gives the poster is not (``_is_posters_rank``). Content that reads as an article
     without declaring itself one loses its captions too (``_drop_unmarked_captions``), when they
     say at most ``CAPTIONS_SHARE`` of it. Content that does not read as an article keeps the
-    entries of its listing whole (``_listed``).
+    entries of its listing whole (``_listed``); content that does, when there are
+    ``LISTING_ENTRIES`` or more (a listing that calls itself an article, not a rail beside a story).
     """
     measures = Measures(content)
     total = measures.chars.get(content, 0)
@@ -1231,7 +1236,7 @@ def clean(content: Element, *, article: bool) -> None:
     negative = NEGATIVE - _building_blocks(content, measures)
     alike = _siblings_alike(content, measures)
     records = _records(alike)
-    listed = set() if reads_as_article else _listed(alike, measures, total)
+    listed = _listed(alike, measures, total, at_least=LISTING_ENTRIES if reads_as_article else 0)
     for element in list(_outside_code(content)):
         if element.tag not in CLEANED or element is content or measures.parent.get(element) is content:
             continue
