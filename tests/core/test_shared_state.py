@@ -145,23 +145,24 @@ async def test_the_plugin_store_offers_the_same_atomic_operations_on_both_backen
 
 
 async def test_slots_are_limited_and_a_dead_holder_frees_its_slot_when_the_lease_ends(plugin_store):
-    async def acquire(**limits):
-        return await plugin_store.acquire(limits, lease_seconds=0.3)
+    async def acquire(lease_seconds: float, **limits):
+        return await plugin_store.acquire(limits, lease_seconds=lease_seconds)
 
-    leases = [await acquire(fetches=2) for _ in range(3)]
+    short, long = 1.0, 60.0
+    leases = [await acquire(short, fetches=2) for _ in range(3)]
     assert [lease.held for lease in leases] == [True, True, False]
     assert leases[2].full == "fetches"
     await plugin_store.release(leases[0])
-    assert (await acquire(fetches=2)).held
-    assert not (await acquire(fetches=2)).held
-    await asyncio.sleep(0.35)
-    both = await acquire(fetches=2, per_host=1)
-    assert both.held
-    refused = await acquire(fetches=2, per_host=1)
+    assert (await acquire(short, fetches=2)).held
+    assert not (await acquire(short, fetches=2)).held
+    await asyncio.sleep(short + 0.1)
+    both = await acquire(long, fetches=2, per_host=1)
+    assert both.held, "the dead holders' leases ended"
+    refused = await acquire(long, fetches=2, per_host=1)
     assert (refused.held, refused.full) == (False, "per_host")
-    assert (await acquire(fetches=2)).held, "a refused lease held nothing: one fetches slot was still free"
+    assert (await acquire(long, fetches=2)).held, "a refused lease held nothing: one fetches slot was still free"
     await plugin_store.release(both)
-    assert (await acquire(per_host=1)).held
+    assert (await acquire(long, per_host=1)).held
 
 
 async def test_the_cache_keeps_the_most_recently_used_values_within_its_bytes(plugin_store):
