@@ -557,7 +557,7 @@ def test_the_lead_follows_the_title_nearest_the_story_when_the_page_has_several_
     assert "UPDATED" not in text
 
 
-def test_the_lead_runs_past_a_captioned_figure_and_the_authors_photo_but_not_the_authors_bio():
+def test_the_lead_runs_past_a_figure_and_the_authors_photo_but_not_the_authors_bio():
     body = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
     figure = (
         "<figure><img src='/l.jpg' alt='The library'><figcaption><p>The library on Main Street, as seen from"
