@@ -374,16 +374,19 @@ def _drop_sign_up_boxes(root: Element, fields: list[Element], measures: Measures
 SIGN_UP_CHARS = 600
 
 
-def _drop_unmarked_captions(root: Element, measures: Measures) -> bool:
+def _drop_unmarked_captions(root: Element, measures: Measures, *, at_most: float = 1.0) -> bool:
     """Drop captions and credits that are not a ``figcaption``: a short block named ``caption`` or
     ``credit`` beside a picture ("(Image: GETTY)", "Photo: AP").
 
     They say who took the picture, or what it shows, as ``figcaption`` does; the picture stays.
     Only on a page that declares itself an article, or in content that reads as one (``clean``):
     shops call their product copy a ``caption`` (apple.com's product page lost 0.09 of F1 to the
-    rule on every page). Whether any went.
+    rule on every page); there they go when together they say at most ``at_most`` of the content.
+    Whether any went.
     """
     captions = _unmarked_captions(root, measures)
+    if sum(measures.chars.get(caption, 0) for caption in captions) > at_most * measures.chars.get(root, 0):
+        return False
     for caption in captions:
         remove_keeping_tail(measures.parent[caption], caption)
     return bool(captions)
@@ -899,20 +902,20 @@ def _is_lead(paragraph: Element, within: Element, measures: Measures) -> bool:
         measures.chars.get(paragraph, 0) <= DATELINE_CHARS and _is_dated(paragraph)
     ):
         return False
-    node: Element | None = paragraph
-    while node is not None and node is not within:
-        if _words(node) & (ROLE_WORDS | PORTRAITS):
-            return False
-        node = measures.parent.get(node)
-    return True
+    return not _named_below(paragraph, within, ROLE_WORDS | PORTRAITS, measures)
 
 
 def _is_portrait(picture: Element, within: Element, measures: Measures) -> bool:
     """An author's photo, an avatar, an icon (by its name or a block's around it, below ``within``):
     a picture beside the byline, with no caption after it."""
-    node: Element | None = picture
+    return _named_below(picture, within, PORTRAITS, measures)
+
+
+def _named_below(element: Element, within: Element, words: frozenset[str], measures: Measures) -> bool:
+    """Whether ``element``, or a block around it below ``within``, has one of ``words`` in its name."""
+    node: Element | None = element
     while node is not None and node is not within:
-        if _words(node) & PORTRAITS:
+        if _words(node) & words:
             return True
         node = measures.parent.get(node)
     return False
@@ -1089,7 +1092,7 @@ LISTING_ENTRIES = 10
 
 def _a_records_date(element: Element, records: set[Element], measures: Measures) -> bool:
     """A short block inside a record that gives a date: a post's "Posted Jan 5, 2024", a field of it."""
-    return bool(records) and _is_dated(element) and any(node in records for node in _ancestors(element, measures))
+    return _is_dated(element) and _in_a_record(element, records, measures)
 
 
 def _a_records_author(element: Element, records: set[Element], measures: Measures) -> bool:
@@ -1102,10 +1105,12 @@ def _a_records_author(element: Element, records: set[Element], measures: Measure
         return False
     targets = [anchor.get("href") or "" for anchor in element.iter("a") if measures.chars.get(anchor, 0)]
     return (
-        bool(targets)
-        and all(PROFILE.search(target) for target in targets)
-        and any(node in records for node in _ancestors(element, measures))
+        bool(targets) and all(PROFILE.search(target) for target in targets) and _in_a_record(element, records, measures)
     )
+
+
+def _in_a_record(element: Element, records: set[Element], measures: Measures) -> bool:
+    return bool(records) and any(node in records for node in _ancestors(element, measures))
 
 
 POSTER_CHARS = 200
@@ -1227,10 +1232,7 @@ def clean(content: Element, *, article: bool) -> None:
     measures = Measures(content)
     total = measures.chars.get(content, 0)
     reads_as_article = article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * total
-    captions = _unmarked_captions(content, measures) if reads_as_article and not article else []
-    if captions and sum(measures.chars.get(caption, 0) for caption in captions) <= CAPTIONS_SHARE * total:
-        for caption in captions:
-            remove_keeping_tail(measures.parent[caption], caption)
+    if reads_as_article and not article and _drop_unmarked_captions(content, measures, at_most=CAPTIONS_SHARE):
         measures = Measures(content)
         total = measures.chars.get(content, 0)
     negative = NEGATIVE - _building_blocks(content, measures)
@@ -1253,15 +1255,15 @@ def clean(content: Element, *, article: bool) -> None:
             if announcement is not None and _points_elsewhere(announcement, measures):
                 remove_keeping_tail(parent, announcement)
     measures.forget_siblings()
-    for rank in [e for e in content.iter() if _is_posters_rank(e, measures)]:
-        parent = measures.parent.get(rank)
-        if parent is not None and rank in parent:
-            remove_keeping_tail(parent, rank)
-    if reads_as_article:
-        for byline in [e for e in content.iter() if _is_byline(e, measures, records)]:
-            parent = measures.parent.get(byline)
-            if parent is not None and byline in parent:
-                remove_keeping_tail(parent, byline)
+    labels = [
+        element
+        for element in content.iter()
+        if _is_posters_rank(element, measures) or (reads_as_article and _is_byline(element, measures, records))
+    ]
+    for label in labels:
+        parent = measures.parent.get(label)
+        if parent is not None and label in parent:
+            remove_keeping_tail(parent, label)
     for heading in [e for e in content.iter() if e.tag in HEADINGS]:
         parent = measures.parent.get(heading)
         if parent is not None and (
