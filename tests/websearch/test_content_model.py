@@ -3,7 +3,7 @@ documentation page's introduction and code; and what it drops whatever the page 
 
 import json
 
-from steward_websearch.extraction import extract, main_content, parse
+from steward_websearch.extraction import boilerplate, cleaning, extract, parse
 
 NAV = "<nav><a href='/'>Home</a> <a href='/shop'>Shop</a> <a href='/help'>Help</a></nav>"
 COOKIES = (
@@ -278,7 +278,7 @@ def test_an_id_that_spells_its_sections_heading_names_a_subject_not_a_role():
 
 def cleaned(body: str) -> str:
     content = parse.parse_html(f"<html><body><div id='content'>{body}</div></body></html>").find("body")[0]
-    main_content.clean(content, article=False)
+    cleaning.clean(content, article=False)
     return " ".join("".join(content.itertext()).split())
 
 
@@ -316,7 +316,7 @@ def test_a_listing_that_calls_itself_an_article_keeps_its_cards_when_there_are_m
         f"<html><body><div id='content'>{intro}<div class='grid'>{''.join(card(n) for n in range(1, 13))}</div>"
         "</div></body></html>"
     ).find("body")[0]
-    main_content.clean(content, article=True)
+    cleaning.clean(content, article=True)
     text = " ".join("".join(content.itertext()).split())
     assert "Quiet Kettle 12€52.00 12 reviews" in text, "ten or more cards alike holding most of it are a listing"
     story = "<p>The kettle sings because steam bubbles collapse against the cold water above them."
@@ -324,7 +324,7 @@ def test_a_listing_that_calls_itself_an_article_keeps_its_cards_when_there_are_m
         f"<html><body><div id='content'><h1>Why kettles sing</h1>{story}</p><div class='rail'>"
         f"{''.join(card(n) for n in range(1, 7))}</div></div></body></html>"
     ).find("body")[0]
-    main_content.clean(content, article=True)
+    cleaning.clean(content, article=True)
     assert "Quiet Kettle" not in " ".join("".join(content.itertext()).split()), "a rail beside a story is no listing"
 
 
@@ -728,7 +728,7 @@ def test_a_noscript_asking_for_javascript_is_not_text_but_a_noscript_thread_is()
 
 def kept_after_boilerplate(body: str) -> str:
     root = parse.parse_html(f"<html><body>{body}</body></html>").find("body")
-    main_content.remove_boilerplate(root)
+    boilerplate.remove_boilerplate(root)
     return " ".join("".join(root.itertext()).split())
 
 

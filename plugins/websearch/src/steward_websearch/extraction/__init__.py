@@ -3,7 +3,9 @@
 A library of its own: it imports nothing from ``steward``, so it can be used, tested and
 benchmarked apart from the host. ``extract(body, url=, content_type=)`` is the entry point;
 ``parse`` builds the tree, ``streaming`` puts the parts a React page streams where its scripts
-would, ``main_content`` finds what a reader came for, ``linked_data`` reads what the page declares
+would, ``boilerplate`` drops what is not content, ``main_content`` finds what a reader came for and
+``cleaning`` tidies inside it (``tree``, ``roles`` and ``blocks`` are what the three share: the
+tree's measures, what names say, what measures say), ``linked_data`` reads what the page declares
 it is (and the article body it declares, for pages whose HTML does not show it), ``markdown``
 renders it.
 """

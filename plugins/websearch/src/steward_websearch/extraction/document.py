@@ -26,10 +26,11 @@ from xml.etree.ElementTree import Element
 
 import msgspec
 
-from steward_websearch.extraction import linked_data, main_content, streaming
+from steward_websearch.extraction import boilerplate, cleaning, linked_data, main_content, streaming
 from steward_websearch.extraction.links import absolute_url
 from steward_websearch.extraction.markdown import Renderer
 from steward_websearch.extraction.parse import parse_html
+from steward_websearch.extraction.tree import flatten_deep, remove_keeping_tail
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 JSON_TYPES = frozenset({"application/json", "text/json"})
@@ -224,28 +225,28 @@ def _html(
     base = _base_url(root, url)
     metadata = _metadata(root, base)
     links = _links(root, base)
-    main_content.flatten_deep(root)
+    flatten_deep(root)
     body_element = root.find("body")
     if body_element is None:
         body_element = root
     items = linked_data.json_ld_items(root)
     article = linked_data.declares_an_article(metadata.get("type", ""), linked_data.declared_types(root, items))
     if main_content_only:
-        main_content.remove_boilerplate(body_element, article=article)
+        boilerplate.remove_boilerplate(body_element, article=article)
     else:
-        main_content.remove_unseen(body_element)
+        boilerplate.remove_unseen(body_element)
     content = main_content.main_content(body_element, article=article) if main_content_only else None
     if content is None:
         content = main_content.landmark(body_element) if main_content_only else body_element
     else:
-        main_content.clean(content, article=article)
+        cleaning.clean(content, article=article)
     if main_content_only:
-        main_content.drop_controls(content)
-        main_content.drop_placeholders(content)
-        main_content.drop_teasers(content, article=article)
-        main_content.drop_repeated_labels(content)
-        main_content.drop_second_copies(content)
-        main_content.drop_before_title(content)
+        cleaning.drop_controls(content)
+        cleaning.drop_placeholders(content)
+        cleaning.drop_teasers(content, article=article)
+        cleaning.drop_repeated_labels(content)
+        cleaning.drop_second_copies(content)
+        cleaning.drop_before_title(content)
         content = linked_data.unrendered_body(items, content) or content
     _drop_title_heading(content, metadata.get("title", ""))
     markdown = Renderer(base, markdown=True).render(content)
@@ -336,5 +337,5 @@ def _drop_title_heading(content: Element, title: str) -> None:
             if child.tag == "h1":
                 text = " ".join("".join(child.itertext()).split()).lower()
                 if text and (text == wanted or wanted.startswith(text)):
-                    main_content.remove_keeping_tail(parent, child)
+                    remove_keeping_tail(parent, child)
                 return

@@ -41,3 +41,4 @@ CODE = frozenset({"pre", "code"})
 
 LISTS = frozenset({"ul", "ol"})
 TABLE_CELLS = frozenset({"td", "th"})
+PICTURES = frozenset({"img", "picture", "video"})

@@ -1,0 +1,87 @@
+"""What a block reads as by its measures: running prose, a table of figures, a dated line, one of
+several records alike, the holder of the page."""
+
+from __future__ import annotations
+
+import re
+from xml.etree.ElementTree import Element
+
+from steward_websearch.extraction.tree import Measures, paragraph_text
+
+
+def holds_the_page(element: Element, measures: Measures, total: int) -> bool:
+    """Whether ``element`` says half or more of the ``total`` characters of the page."""
+    return total > 0 and measures.chars.get(element, 0) >= total / 2
+
+
+def is_main(element: Element) -> bool:
+    """The ``main`` landmark, by its tag or its ``role``."""
+    return element.tag == "main" or (element.get("role") or "").lower() == "main"
+
+
+FAMILY_CHARS = 300
+"""What a written block alike its siblings says at least (a post, a section, an answer); shorter
+blocks alike are cards or a listing's entries."""
+
+
+Kind = tuple[str, str]
+"""What makes blocks alike: their tag and the first word of their class (``record_kind``)."""
+
+
+def is_dated(element: Element) -> bool:
+    """Whether ``element`` gives a date: a ``time``, or a date written out ("Jan 5, 2024", "2024-01-05")."""
+    if next(element.iter("time"), None) is not None:
+        return True
+    return bool(DATE.search(" ".join("".join(element.itertext()).split())))
+
+
+DATE = re.compile(
+    r"\b(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2},? \d{4}"
+    r"|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{4}"
+    r"|\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}[./]\d{2,4})\b",
+    re.IGNORECASE,
+)
+
+
+def record_kind(element: Element) -> Kind | None:
+    """The kind of a record (a post, a card): its tag and first class; none without a class."""
+    classes = (element.get("class") or "").split()
+    return (element.tag, classes[0]) if classes else None
+
+
+RECORDS = 3
+"""Siblings alike that make records (a thread's posts, a listing's entries) at least: two is a pair."""
+
+
+def worthy_paragraph(element: Element, measures: Measures) -> bool:
+    """A written paragraph: a ``p`` of more than 80 characters, under a quarter of them links, or a
+    shorter one without links that has a full stop."""
+    if element.tag != "p":
+        return False
+    chars, density = measures.chars.get(element, 0), measures.link_density(element)
+    if chars > 80 and density < 0.25:
+        return True
+    text = paragraph_text(element)
+    return 0 < chars <= 80 and density == 0 and bool(re.search(r"\.( |$)", text))
+
+
+def is_prose(element: Element, measures: Measures) -> bool:
+    """Several sentences of running text, few of them links: content, whatever its class says."""
+    return measures.prose_chars.get(element, 0) >= PROSE_CHARS and measures.link_density(element) < 0.25
+
+
+PROSE_CHARS = 280
+PROSE_SHARE = 0.5
+"""Main content this much of which is paragraphs reads as an article, whatever the page declares."""
+
+
+def is_data(element: Element, measures: Measures) -> bool:
+    """A table of figures (a specification, a size guide), not a grid of links."""
+    return measures.link_density(element) < 0.25 and any(
+        len(table.findall(".//tr")) >= 2 for table in element.iter("table")
+    )
+
+
+TITLES = frozenset({"h1"})
+"""A block holding the page's title is what the page is about (a product's pictures beside its
+name, price and description), never a gallery however many pictures it holds."""

@@ -1,0 +1,433 @@
+"""Dropping boilerplate before the main content is looked for: what never renders, the page's
+furniture, what is hidden, sign-up boxes, captions, and blocks named like boilerplate."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from xml.etree.ElementTree import Element
+
+from steward_websearch.extraction.blocks import (
+    PROSE_CHARS,
+    TITLES,
+    Kind,
+    holds_the_page,
+    is_data,
+    is_main,
+    is_prose,
+    record_kind,
+)
+from steward_websearch.extraction.roles import (
+    CONSENT,
+    ELSEWHERE,
+    LAYOUT,
+    MAYBE,
+    TALK,
+    UNLIKELY,
+    class_words,
+    is_furniture,
+    is_hidden,
+)
+from steward_websearch.extraction.tree import (
+    Measures,
+    drop_where,
+    holds,
+    is_inside,
+    paragraph_text,
+    remove_keeping_tail,
+)
+from steward_websearch.extraction.vocabulary import CODE, FURNITURE, PICTURES, UNSEEN
+
+
+def remove_unseen(root: Element) -> None:
+    """Drop what a reader never sees (as ``_drop_structural`` judges it) and nothing else: the whole page."""
+    _drop_structural(root, article=False, furniture=False)
+
+
+def remove_boilerplate(root: Element, *, article: bool = False) -> None:
+    """Drop invisible and structural boilerplate, then elements named like boilerplate.
+
+    An element named like boilerplate that holds half the page's text is kept: sites wrap whole
+    pages in ``Page-ad-margins`` or ``header-wrapper`` as often as they wrap ads. So is a family
+    of them (the same boilerplate word) that together hold most of it: on a forum thread or a
+    comment page, the ``comment`` blocks are what the reader came for. Prose under a word that only
+    names a place in the layout (``LAYOUT``: a documentation page's ``layout__header`` holds its
+    introduction) is kept too, and so is a block under such a word that heads a section (an ``h2``
+    to ``h6``, few of its words links: a landing page's ``SectionHeader`` holding "Customers growing
+    with us" and its standfirst); prose under ``comment`` or ``related`` is not. A block that holds
+    most of the page's prose is the story whatever its name (``_is_the_story``); the cookie prompt
+    (``CONSENT``) never is, however long its vendor list, unless it holds the page's title or says
+    content (a cookie policy). Forms are kept (ASP.NET pages put everything inside one); their
+    controls are not. ``article`` is whether the page declares itself one: then a block named for
+    other pages' content (``ELSEWHERE``: related, recommended) goes however much it holds (a news
+    site's carousel of other stories can be longer than the story), and so do readers' replies
+    (``TALK``) when the article has prose of its own beside them (a link aggregator's story is its
+    thread); ``_drop_structural`` says what else changes. Between that structural pass and the
+    class words, the box around a field asking for an e-mail address goes (``_drop_sign_up_boxes``),
+    and on an article a caption that is no ``figcaption`` (``drop_unmarked_captions``).
+    """
+    fields = _sign_up_fields(root)
+    _drop_structural(root, article=article, furniture=True)
+    measures = Measures(root)
+    boxes_dropped = bool(fields) and _drop_sign_up_boxes(root, fields, measures)
+    captions_dropped = article and drop_unmarked_captions(root, measures)
+    if boxes_dropped or captions_dropped:
+        measures = Measures(root)
+    total, prose = measures.chars.get(root, 0), measures.prose_chars.get(root, 0)
+    suspects: list[tuple[Element, Element, frozenset[str]]] = []
+    stack = [root]
+    while stack:
+        parent = stack.pop()
+        for child in parent:
+            if child.tag not in KEPT_WHATEVER_THE_NAME:
+                words = class_words(child)
+                named = words & UNLIKELY
+                if named & CONSENT and not words & MAYBE and not holds(child, TITLES):
+                    suspects.append((parent, child, named))
+                    continue
+                if (
+                    named
+                    and not _is_the_story(child, words, measures, prose)
+                    and (
+                        (article and named & ELSEWHERE)
+                        or (
+                            not words & MAYBE
+                            and not holds_the_page(child, measures, total)
+                            and not (
+                                named <= LAYOUT and (is_prose(child, measures) or _heads_a_section(child, measures))
+                            )
+                        )
+                    )
+                ):
+                    suspects.append((parent, child, named))
+                    continue
+            if child.tag not in CODE:
+                stack.append(child)
+    family_chars: Counter[frozenset[str]] = Counter()
+    for _, child, named in suspects:
+        family_chars[named] += measures.chars.get(child, 0)
+    talk_prose = sum(measures.prose_chars.get(child, 0) for _, child, named in suspects if named & TALK)
+    replies_beside_a_story = article and measures.prose_chars.get(root, 0) - talk_prose >= PROSE_CHARS
+    for parent, child, named in suspects:
+        if (
+            named & CONSENT
+            or (article and named & ELSEWHERE)
+            or (replies_beside_a_story and named & TALK)
+            or family_chars[named] < total * FAMILY_SHARE
+        ):
+            remove_keeping_tail(parent, child)
+
+
+FAMILY_SHARE = 0.4
+
+
+def _heads_a_section(element: Element, measures: Measures) -> bool:
+    return measures.link_density(element) < 0.25 and holds(element, SECTION_HEADINGS)
+
+
+SECTION_HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
+
+
+def _sign_up_fields(root: Element) -> list[Element]:
+    """The elements that hold a field asking for an e-mail address: where a sign-up box starts."""
+    return [element for element in root.iter() if any(_asks_for_email(child) for child in element)]
+
+
+def _asks_for_email(field: Element) -> bool:
+    if field.tag != "input":
+        return False
+    if (field.get("type") or "").lower() == "email":
+        return True
+    said = " ".join(field.get(name) or "" for name in ("name", "id", "placeholder", "autocomplete", "aria-label"))
+    return bool(EMAIL_FIELD.search(said))
+
+
+EMAIL_FIELD = re.compile(r"e-?mail", re.IGNORECASE)
+
+
+def _drop_sign_up_boxes(root: Element, fields: list[Element], measures: Measures) -> bool:
+    """Drop the box around each e-mail field: the newsletter, the sign-in, the "get the deals" prompt.
+
+    Such a box speaks to the reader ("Subscribe to our newsletter", "By signing up, you agree…")
+    rather than of the page, wherever it sits and whatever its class. The box is the widest
+    element around the field that says no more than ``SIGN_UP_CHARS``, holds no ``h1`` (a landing
+    page's hero asks for an e-mail beside the page's title, and the title stays) and not half the
+    page (a short contact page is its form). Whether any box went.
+    """
+    dropped, total = False, measures.chars.get(root, 0)
+    for start in fields:
+        if start not in measures.parent:
+            continue
+        box, node = None, start
+        while (
+            node is not None
+            and node is not root
+            and measures.chars.get(node, 0) <= SIGN_UP_CHARS
+            and not holds_the_page(node, measures, total)
+            and next(node.iter("h1"), None) is None
+        ):
+            box, node = node, measures.parent.get(node)
+        if box is not None and box in measures.parent[box]:
+            remove_keeping_tail(measures.parent[box], box)
+            dropped = True
+    return dropped
+
+
+SIGN_UP_CHARS = 600
+
+
+def drop_unmarked_captions(root: Element, measures: Measures, *, at_most: float = 1.0) -> bool:
+    """Drop captions and credits that are not a ``figcaption``: a short block named ``caption`` or
+    ``credit`` beside a picture ("(Image: GETTY)", "Photo: AP").
+
+    They say who took the picture, or what it shows, as ``figcaption`` does; the picture stays.
+    Only on a page that declares itself an article, or in content that reads as one (``clean``):
+    shops call their product copy a ``caption`` (apple.com's product page lost 0.09 of F1 to the
+    rule on every page); there they go when together they say at most ``at_most`` of the content.
+    Whether any went.
+    """
+    captions = _unmarked_captions(root, measures)
+    if sum(measures.chars.get(caption, 0) for caption in captions) > at_most * measures.chars.get(root, 0):
+        return False
+    for caption in captions:
+        remove_keeping_tail(measures.parent[caption], caption)
+    return bool(captions)
+
+
+def _unmarked_captions(root: Element, measures: Measures) -> list[Element]:
+    """The outermost blocks named ``caption`` or ``credit`` (``CAPTIONS``), at most
+    ``CAPTION_CHARS``, beside a picture and holding none."""
+    found: list[Element] = []
+    for caption in root.iter():
+        parent = measures.parent.get(caption)
+        if (
+            parent is not None
+            and class_words(caption) & CAPTIONS
+            and not any(is_inside(caption, outer, measures) for outer in found[-1:])
+            and 0 < measures.chars.get(caption, 0) <= CAPTION_CHARS
+            and holds(parent, PICTURES)
+            and not holds(caption, PICTURES)
+        ):
+            found.append(caption)
+    return found
+
+
+CAPTIONS = frozenset({"caption", "credit", "credits", "attribution"})
+CAPTION_CHARS = 300
+
+
+def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
+    """Drop what never renders text, then (``furniture``) the page's furniture, then what is hidden.
+
+    A ``noscript`` that asks for JavaScript ("You must enable JavaScript to shop", "You need
+    JavaScript to view the comments") goes with what never renders text: it speaks to the reader's
+    browser, not of the page. Other ``noscript`` is read, as a browser without JavaScript shows it.
+
+    Furniture is what its tag or role says is navigation, a banner, an aside, a footer or a
+    dialog, and figure captions. A dialog inside the ``main`` landmark, and the ``aside`` it
+    slides in, are not furniture unless the page is an ``article``: shops put the size guide and
+    the product details in drawers opened on demand, where an article's dialogs are the site's
+    (republish this story, sign up). Furniture that holds the ``main`` landmark is a wrapper, not
+    furniture: a ``header`` left open, or a template's banner around the whole page, holds the
+    content too, and its own menus go one by one. The page's own ``header`` is its banner
+    (``_banners``) and goes with what is hidden, on the same terms: a page wrapped whole in one
+    keeps it, unless it is a menu. Hidden is ``hidden``, ``popover`` (shown only when something
+    opens it), ``display: none``, ``visibility: hidden``, or a class that only hides (``hide``,
+    ``d-none``; not ``hidden md:block``, which shows from a screen size up).
+
+    Hidden is kept when it is content waiting for JavaScript: shops and landing pages ship their
+    whole content under ``display: none`` and reveal it once loaded (a hidden element holding half
+    the page's text that is not a menu: a grid of products can be half links, a menu is more,
+    ``MENU_LINK_SHARE``), and tabs and accordions hide descriptions and specifications the same
+    way (a hidden element that is prose, few of its words links, or that holds a table of figures,
+    or a panel the reader opens: ``_is_panel``).
+    """
+    panels = _Panels()
+    panels.read_controls(root)
+    around_main = _around_main(root) if furniture else set()
+    drawers = set() if article or not furniture else _drawers(e for e in around_main if is_main(e))
+    drawers.update([element for drawer in drawers for element in drawer.iter("aside")])
+
+    def unseen(child: Element, tag: str) -> bool:
+        if not tag or tag.startswith("{") or tag in UNSEEN or (tag == "noscript" and _asks_for_javascript(child)):
+            return True
+        return (
+            furniture
+            and child not in drawers
+            and (tag in FURNITURE or is_furniture(child))
+            and child not in around_main
+        )
+
+    def unwanted(child: Element, tag: str) -> bool:
+        dropped = unseen(child, tag)
+        for element in child.iter() if dropped else (child,):
+            panels.read_controls(element)
+        return dropped
+
+    drop_where(root, unwanted)
+    measures = Measures(root)
+    total = measures.chars.get(root, 0)
+    banners = _banners(root, measures) if furniture else set()
+
+    def hidden_or_banner(child: Element, tag: str) -> bool:
+        if child not in banners and (
+            not is_hidden(child)
+            or is_prose(child, measures)
+            or is_data(child, measures)
+            or _is_panel(child, panels, measures)
+        ):
+            return False
+        return not holds_the_page(child, measures, total) or measures.link_density(child) > MENU_LINK_SHARE
+
+    drop_where(root, hidden_or_banner)
+
+
+MENU_LINK_SHARE = 0.5
+
+
+def _around_main(root: Element) -> set[Element]:
+    """Every ``main`` landmark of the page and the elements around it, found in one walk: the
+    furniture that must stay as a wrapper, and the landmarks whose drawers are content."""
+    found: set[Element] = set()
+    path: list[Element] = []
+    stack: list[tuple[Element, int]] = [(root, 0)]
+    while stack:
+        element, depth = stack.pop()
+        del path[depth:]
+        path.append(element)
+        if is_main(element):
+            found.update(path)
+        stack.extend((child, depth + 1) for child in reversed(element))
+    return found
+
+
+class _Panels:
+    """What tells a hidden panel a reader opens on one page: the ids its controls name
+    (``aria-controls``), and, per parent, the blocks shown beside the hidden ones (read once per
+    parent, so a carousel of thousands of hidden slides costs one pass)."""
+
+    def __init__(self) -> None:
+        self.controlled: set[str] = set()
+        self._siblings: dict[Element, tuple[dict[Element, Element], dict[Kind, set[str]]]] = {}
+
+    def read_controls(self, element: Element) -> None:
+        """Note the ids ``element`` controls. Every element of the page is read once, during the
+        first drop pass of ``_drop_structural``: the buttons that control panels go in that pass."""
+        names = element.get("aria-controls")
+        if names:
+            self.controlled.update(names.split())
+
+    def siblings(self, parent: Element, measures: Measures) -> tuple[dict[Element, Element], dict[Kind, set[str]]]:
+        """Each child's previous sibling that says something, and the texts shown by each kind of child."""
+        if parent not in self._siblings:
+            previous: dict[Element, Element] = {}
+            shown: dict[Kind, set[str]] = {}
+            last = None
+            for child in parent:
+                if last is not None:
+                    previous[child] = last
+                if not measures.chars.get(child, 0):
+                    continue
+                last = child
+                kind = record_kind(child)
+                if kind is not None and not is_hidden(child):
+                    shown.setdefault(kind, set()).add(paragraph_text(child))
+            self._siblings[parent] = previous, shown
+        return self._siblings[parent]
+
+
+def _is_panel(element: Element, panels: _Panels, measures: Measures) -> bool:
+    """A hidden panel a reader opens: an accordion's answer, a tab's content; not a menu, not a modal.
+
+    It is one when a control names it or the one element it wraps (``aria-controls``), when a
+    sibling alike (same tag, same first class) is shown and says something else (the tab that is
+    open, the slide on screen), or when it follows a question ("What is an online certificate?",
+    the FAQ's answer under it). A panel of links is a menu (``MENU_LINK_SHARE``); one named a
+    modal or an overlay waits to interrupt the reader, not to be read; both go with what is hidden.
+    """
+    if not measures.chars.get(element, 0) or measures.link_density(element) > MENU_LINK_SHARE:
+        return False
+    if class_words(element) & OVERLAYS:
+        return False
+    if element.get("id") in panels.controlled or (len(element) == 1 and element[0].get("id") in panels.controlled):
+        return True
+    parent = measures.parent.get(element)
+    if parent is None:
+        return False
+    previous, shown = panels.siblings(parent, measures)
+    kind = record_kind(element)
+    if kind is not None and shown.get(kind, set()) - {paragraph_text(element)}:
+        return True
+    before = previous.get(element)
+    return before is not None and not is_hidden(before) and paragraph_text(before).endswith("?")
+
+
+OVERLAYS = frozenset({"modal", "popup", "overlay", "lightbox", "dialog", "popover", "toast"})
+
+
+def _banners(root: Element, measures: Measures) -> set[Element]:
+    """The page's own ``header``: one outside any ``article``, ``aside``, ``main``, ``nav`` or ``section``.
+
+    That is the header HTML gives the ``banner`` role (an article's ``header`` holds its title and
+    byline, and is content); one that sets a ``role`` of its own is judged by that.
+    """
+    found: set[Element] = set()
+    for header in root.iter("header"):
+        if header.get("role"):
+            continue
+        node = measures.parent.get(header)
+        while node is not None and node.tag not in SECTIONING and not is_main(node):
+            node = measures.parent.get(node)
+        if node is None:
+            found.add(header)
+    return found
+
+
+SECTIONING = frozenset({"article", "aside", "main", "nav", "section"})
+
+
+def _asks_for_javascript(noscript: Element) -> bool:
+    text = "".join(noscript.itertext())
+    return len(text) <= NOTICE_CHARS and "javascript" in text.lower()
+
+
+NOTICE_CHARS = 300
+
+
+def _drawers(mains: Iterable[Element]) -> set[Element]:
+    """Dialogs inside the ``main`` landmarks: the size guide, the product details, opened on demand."""
+    found: set[Element] = set()
+    for main in mains:
+        found.update(
+            element
+            for element in main.iter()
+            if element is not main
+            and (
+                (element.tag == "dialog" and element.get("open") is not None)
+                or (element.get("role") or "").lower() in ("dialog", "alertdialog")
+            )
+        )
+    return found
+
+
+KEPT_WHATEVER_THE_NAME = frozenset({"body", "article", "main", "table", "tbody", "tr", "td", "th", "a", "code", "pre"})
+
+
+def _is_the_story(element: Element, words: frozenset[str], measures: Measures, prose: int) -> bool:
+    """Whether a block named like boilerplate is the page's story all the same: it holds
+    ``PROSE_HELD`` of what the page has in paragraphs.
+
+    Templates wrap the story in a box named for the ad slot beside it (``skyscraper-height-div``),
+    the share bar above it (``entry share``) or the recommendation widget below it
+    (``theme-taboola``); dropped, the page says nothing. Readers' replies (``TALK``) are judged
+    apart, beside the story. A block named for other pages' content (``ELSEWHERE``) can hold most
+    of the prose too, a carousel of teasers beside a short story; it is the story only when it also
+    holds the page's title or a name that says content (``article__content js-related``).
+    """
+    if words & TALK or prose < PROSE_CHARS or measures.prose_chars.get(element, 0) < PROSE_HELD * prose:
+        return False
+    return not words & ELSEWHERE or bool(words & MAYBE) or holds(element, TITLES)
+
+
+PROSE_HELD = 0.75

@@ -1,0 +1,662 @@
+"""Cleaning the chosen content: the link lists, rails, teasers, bylines, labels, copies and controls
+that sit inside the block holding the main content."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from xml.etree.ElementTree import Element
+
+from steward_websearch.extraction.blocks import (
+    FAMILY_CHARS,
+    PROSE_SHARE,
+    RECORDS,
+    TITLES,
+    Kind,
+    holds_the_page,
+    is_dated,
+    is_prose,
+    record_kind,
+    worthy_paragraph,
+)
+from steward_websearch.extraction.boilerplate import FAMILY_SHARE, drop_unmarked_captions
+from steward_websearch.extraction.roles import NEGATIVE, NO_WORDS, class_weight, class_words, is_icon
+from steward_websearch.extraction.tree import (
+    Measures,
+    ancestors,
+    drop_where,
+    enclosing,
+    holds,
+    is_inside,
+    outside_code,
+    paragraph_text,
+    remove_keeping_tail,
+)
+from steward_websearch.extraction.vocabulary import BLOCKS, CODE, HEADINGS, INLINE, LISTS
+
+
+def clean(content: Element, *, article: bool) -> None:
+    """Drop blocks inside the main content that look like link lists, share bars or galleries.
+
+    Lines of code are never looked at. Headings go when their class says boilerplate or when they
+    are links away from the page (a heading that links to itself, a permalink, stays; so does one
+    that heads written paragraphs, ``_heads_prose``, or is an item of a list that stayed). A list
+    the text announces with a colon is the text's (``_introduced``); a short line announcing other
+    pages goes with the list it announces (``_points_elsewhere``). Unless the
+    page declares itself an ``article`` or the content is mostly paragraphs (``PROSE_SHARE``), a
+    block's class words are not held against it: on a product or service page ``media``, ``meta``,
+    ``tags`` or ``contact`` name sections of the content, not furniture around it. In an article,
+    the byline and timestamp lines (``BYLINES``, at most ``BYLINE_CHARS``) go: they are the
+    document's metadata, not its text; so does the box about its author (``author`` with ``box``,
+    ``bio``, ``description``…: ``AUTHOR_BOX``, at most ``AUTHOR_BOX_CHARS``), unless it is one of
+    several alike (a page of authors' cards). ``author`` alone is not enough: listings and threads
+    name whole entries by their author. A block too short to be one (under 25 characters) stays
+    when it gives the date of a record it sits in (``_a_records_date``): a reply's date is part of
+    the reply, and so is its author, a link to the poster's profile (``_a_records_author``); the
+    rank the forum gives the poster is not (``_is_posters_rank``). Content that reads as an article
+    without declaring itself one loses its captions too (``drop_unmarked_captions``), when they
+    say at most ``CAPTIONS_SHARE`` of it. Content that does not read as an article keeps the
+    entries of its listing whole (``_listed``); content that does, when there are
+    ``LISTING_ENTRIES`` or more (a listing that calls itself an article, not a rail beside a story).
+    """
+    measures = Measures(content)
+    total = measures.chars.get(content, 0)
+    reads_as_article = article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * total
+    if reads_as_article and not article and drop_unmarked_captions(content, measures, at_most=CAPTIONS_SHARE):
+        measures = Measures(content)
+        total = measures.chars.get(content, 0)
+    negative = NEGATIVE - _building_blocks(content, measures)
+    alike = _siblings_alike(content, measures)
+    records = _records(alike)
+    listed = _listed(alike, measures, total, at_least=LISTING_ENTRIES if reads_as_article else 0)
+    for element in list(outside_code(content)):
+        if element.tag not in CLEANED or element is content or measures.parent.get(element) is content:
+            continue
+        if holds_the_page(element, measures, total):
+            continue
+        parent = measures.parent.get(element)
+        if parent is None or not is_inside(element, content, measures):
+            continue
+        if element in listed:
+            continue
+        if _looks_like_boilerplate(element, measures, article=reads_as_article, negative=negative, records=records):
+            announcement = _announcement(element, measures) if element.tag in LISTS else None
+            remove_keeping_tail(parent, element)
+            if announcement is not None and _points_elsewhere(announcement, measures):
+                remove_keeping_tail(parent, announcement)
+    measures.forget_siblings()
+    labels = [
+        element
+        for element in content.iter()
+        if _is_posters_rank(element, measures) or (reads_as_article and _is_byline(element, measures, records))
+    ]
+    for label in labels:
+        parent = measures.parent.get(label)
+        if parent is not None and label in parent:
+            remove_keeping_tail(parent, label)
+    for heading in [e for e in content.iter() if e.tag in HEADINGS]:
+        parent = measures.parent.get(heading)
+        if parent is not None and (
+            class_weight(heading, negative) < 0
+            or (
+                _share_linking_away(heading, measures) > 0.33
+                and parent.tag != "li"
+                and not _a_records_author(heading, records, measures)
+                and not _heads_prose(heading, measures)
+            )
+        ):
+            remove_keeping_tail(parent, heading)
+
+
+CLEANED = ("div", "section", "ul", "ol", "table", "figure", "header", "dl")
+
+
+CAPTIONS_SHARE = 0.1
+"""In content that reads as an article without declaring itself one, captions are dropped when
+together they say at most this share of it: a shop's tiles of copy named ``caption`` say most."""
+
+
+LIST_ITEM: Kind = ("li", "")
+"""The kind of a list item without a class: the items of one list are alike, classed or not."""
+
+
+def _siblings_alike(content: Element, measures: Measures) -> list[tuple[Element, Kind, list[Element]]]:
+    """Each group of ``RECORDS`` or more siblings alike in the content, as (parent, kind, members).
+
+    Siblings are alike when they have one kind (``record_kind``: tag and first class; or
+    ``LIST_ITEM``); members say something (empty ones are left out). One walk serves both readings
+    of the groups in ``clean``: the records a date belongs to, and a listing's entries.
+    """
+    found: list[tuple[Element, Kind, list[Element]]] = []
+    for parent in outside_code(content):
+        groups: dict[Kind, list[Element]] = {}
+        for child in parent:
+            kind = record_kind(child) or (LIST_ITEM if child.tag == "li" else None)
+            if kind is not None and measures.chars.get(child, 0):
+                groups.setdefault(kind, []).append(child)
+        found.extend((parent, kind, members) for kind, members in groups.items() if len(members) >= RECORDS)
+    return found
+
+
+def _records(alike: list[tuple[Element, Kind, list[Element]]]) -> set[Element]:
+    """The records of the content, as ``_thread`` reads them: every child of a parent whose kind
+    has ``RECORDS`` or more members there, empty ones included (a post's empty wrapper is still
+    the post's)."""
+    return {child for parent, kind, _ in alike if kind != LIST_ITEM for child in parent if record_kind(child) == kind}
+
+
+def _listed(
+    alike: list[tuple[Element, Kind, list[Element]]], measures: Measures, total: int, *, at_least: int = 0
+) -> set[Element]:
+    """The entries of a listing that is the content, and everything inside them.
+
+    A collection page's cards (a title that links to the product, a price, a count of reviews)
+    are mostly links, and as blocks of links ``clean`` would drop them one by one; yet they are
+    what the page lists. Entries are siblings alike (``_siblings_alike``: records, or items of one
+    list, classed or not) that together hold ``LISTING_SHARE`` of the content (``total``
+    characters) and are short, under ``FAMILY_CHARS`` each on average: posts of a thread are
+    records too, and inside a post the short labels ("#3", "Joined") still go. ``at_least``
+    entries, when the content reads as an article: a few cards beside a story are a rail.
+    """
+    found: set[Element] = set()
+    for _, _, entries in alike:
+        chars = sum(measures.chars.get(entry, 0) for entry in entries)
+        if len(entries) >= at_least and chars >= LISTING_SHARE * total and chars < FAMILY_CHARS * len(entries):
+            for entry in entries:
+                found.update(entry.iter())
+    return found
+
+
+LISTING_SHARE = 0.5
+
+
+LISTING_ENTRIES = 10
+
+
+def _a_records_date(element: Element, records: set[Element], measures: Measures) -> bool:
+    """A short block inside a record that gives a date: a post's "Posted Jan 5, 2024", a field of it."""
+    return is_dated(element) and _in_a_record(element, records, measures)
+
+
+def _a_records_author(element: Element, records: set[Element], measures: Measures) -> bool:
+    """A short block inside a record whose links all lead to members' profiles: a post's author
+    (XenForo's ``/members/ada.12/``, Discourse's ``/u/ada``, phpBB's ``memberlist.php?mode=viewprofile``).
+
+    A thread keeps each post's author as it keeps its date (``_a_records_date``); the name is a
+    link, and a block of little more than a link reads as a link list without this."""
+    if not records or measures.chars.get(element, 0) > POSTER_CHARS:
+        return False
+    targets = [anchor.get("href") or "" for anchor in element.iter("a") if measures.chars.get(anchor, 0)]
+    return (
+        bool(targets) and all(PROFILE.search(target) for target in targets) and _in_a_record(element, records, measures)
+    )
+
+
+def _in_a_record(element: Element, records: set[Element], measures: Measures) -> bool:
+    return bool(records) and any(node in records for node in ancestors(element, measures))
+
+
+POSTER_CHARS = 200
+
+
+PROFILE = re.compile(
+    r"/(?:members?|u|users?|profiles?|authors?)/[^/?#]+|member\.php\?|memberlist\.php\?mode=viewprofile"
+    r"|[?&](?:u|userid|showuser)=\d",
+    re.IGNORECASE,
+)
+
+
+def _looks_like_boilerplate(
+    element: Element, measures: Measures, *, article: bool, negative: frozenset[str], records: set[Element]
+) -> bool:
+    weight = class_weight(element, negative)
+    if article and weight < 0 and not is_prose(element, measures):
+        return True
+    if _a_records_author(element, records, measures):
+        return False
+    text = paragraph_text(element)
+    if text.count(",") >= 10:
+        return False
+    paragraphs = sum(1 for e in element.iter("p"))
+    images = sum(1 for e in element.iter("img") if not is_icon(e))
+    items = sum(1 for e in element.iter("li")) - 100
+    density = measures.link_density(element)
+    length = len(text)
+    if (
+        images > 1
+        and paragraphs / images < 0.5
+        and length < GALLERY_CHARS_PER_IMAGE * images
+        and not holds(element, TITLES)
+    ):
+        return True
+    if element.tag not in ("ul", "ol") and items > paragraphs:
+        return True
+    written_link = _a_written_link(element, measures)
+    if (
+        length < 25
+        and not _a_records_date(element, records, measures)
+        and (images == 0 or images > 2)
+        and element.tag not in ("table", "dl")
+        and not holds(element, CODE | HEADINGS)
+        and not written_link
+    ):
+        return True
+    if element.tag in LISTS and (_annotated(element, measures) or _introduced(element, measures)):
+        return False
+    if weight < 25 and density > 0.33 and not written_link:
+        return True
+    return weight >= 25 and density > 0.5
+
+
+GALLERY_CHARS_PER_IMAGE = 200
+
+
+def _a_written_link(element: Element, measures: Measures) -> bool:
+    """A block whose one link sits in a paragraph: a reference the author wrote, not a list of links."""
+    anchors = list(element.iter("a"))
+    return len(anchors) == 1 and enclosing(anchors[0], "p", measures, within=element) is not None
+
+
+def _annotated(items: Element, measures: Measures) -> bool:
+    """A list whose items say something of their own beside their links: references, a reading list.
+
+    "Arbor Day Foundation – information about climate change and planting trees", "[Barak-Steurer]
+    graduate course on sum-of-squares": a writer's list of sources, each link annotated. A menu's
+    items are their links and nothing else. Annotated is half the items holding
+    ``ANNOTATION_CHARS`` or more characters outside their links.
+    """
+    entries = [item for item in items if item.tag == "li" and measures.chars.get(item, 0)]
+    annotated = sum(
+        1 for item in entries if measures.chars.get(item, 0) - measures.link_chars.get(item, 0) >= ANNOTATION_CHARS
+    )
+    return bool(entries) and annotated * 2 >= len(entries)
+
+
+ANNOTATION_CHARS = 25
+
+
+def _introduced(items: Element, measures: Measures) -> bool:
+    """A list the text before it announces with a colon: "Top expert recommendations:", "You'll need:".
+
+    The sentence makes the list part of what it says, links or not; a rail's label ("Related
+    stories:", "Read more:") announces other pages and is no introduction.
+    """
+    announcement = _announcement(items, measures)
+    return announcement is not None and not POINTS_ELSEWHERE.search(paragraph_text(announcement))
+
+
+def _announcement(items: Element, measures: Measures) -> Element | None:
+    """The unlinked paragraph or heading right before ``items`` that ends with a colon, if any."""
+    before = measures.previous(items)
+    if before is None or not (before.tag == "p" or before.tag in HEADINGS) or measures.link_density(before) > 0:
+        return None
+    return before if paragraph_text(before).endswith(":") else None
+
+
+def _points_elsewhere(announcement: Element, measures: Measures) -> bool:
+    """A short line pointing to other pages ("If you liked this post you might also like:"): it goes
+    with the link list it announces. A paragraph that says more than that is the text's."""
+    return measures.chars.get(announcement, 0) <= ANNOUNCEMENT_CHARS and bool(
+        POINTS_ELSEWHERE.search(paragraph_text(announcement))
+    )
+
+
+ANNOUNCEMENT_CHARS = 100
+
+
+RAIL_LABELS = (
+    r"you (?:may|might) also like|don'?t miss|more (?:stories|news|from [\w .]+|like this)|related"
+    r"(?: stories| articles| posts| coverage| content| reading)?|read (?:more|next|also)|see also|also read"
+    r"|recommended(?: for you| stories| reading)?|most (?:read|popular)|popular on [\w .]+|trending(?: now)?"
+    r"|further reading|up next",
+    r"das könnte (?:sie|dich) (?:auch )?interessieren|(?:ähnliche|verwandte|weitere|neueste) (?:beiträge|artikel"
+    r"|themen|themenbereiche|nachrichten)|mehr (?:zum thema|zu [\w .]+|aus [\w .]+)|(?:zum )?weiterlesen"
+    r"|lesen sie (?:auch|mehr)|auch interessant|meistgelesen|viel gelesen(?: in [\w .]+)?",
+    r"vous aimerez aussi|(?:à )?lire aussi|à lire également|voir aussi|dans la même rubrique|sur le même sujet"
+    r"|articles? (?:similaires|liés|connexes)|les plus lus",
+    r"(?:también )?te puede interesar|(?:noticias|artículos) relacionad[oa]s|lee también|lo más leído",
+    r"potrebbe interessarti|articoli correlati|leggi anche|i più letti",
+    r"leia também|veja também|(?:notícias|artigos) relacionad[oa]s|mais lidas",
+    r"lees ook|gerelateerde artikelen",
+    r"(?:czytaj|zobacz) (?:też|także|również)|polecane|najczęściej czytane",
+)
+"""What heads a rail of other stories, in English, German, French, Spanish, Italian, Portuguese,
+Dutch and Polish."""
+
+
+POINTS_ELSEWHERE = re.compile(
+    r"\b(?:" + "|".join((*RAIL_LABELS, r"more|más|mehr|plus d[e']|meer|więcej")) + r")\b", re.IGNORECASE
+)
+"""What a sentence pointing to other pages says: a rail's label anywhere in it ("If you liked this
+post you might also like:"), or "more" ("Learn more in our plumbing series:", "MÁS INFORMACIÓN:")."""
+
+
+def _is_posters_rank(element: Element, measures: Measures) -> bool:
+    """The rank a forum gives a poster ("New Head-Fier", "Junior Guru Wannabe", "Gold Member"):
+    XenForo's ``userTitle``, vBulletin's ``usertitle``, phpBB's ``profile-rank``, Discourse's
+    ``user-title``. The forum's label of the poster, not what the poster wrote."""
+    words = class_words(element)
+    ranked = bool(words & RANKS) or (bool(words & {"title", "rank"}) and bool(words & POSTERS))
+    return ranked and 0 < measures.chars.get(element, 0) <= RANK_CHARS
+
+
+RANKS = frozenset({"usertitle", "userrank"})
+
+
+POSTERS = frozenset({"user", "profile", "author", "member"})
+
+
+RANK_CHARS = 60
+
+
+BYLINES = frozenset({"byline", "dateline", "timestamp"})
+
+
+BYLINE_CHARS = 200
+
+
+def _is_byline(element: Element, measures: Measures, records: set[Element]) -> bool:
+    """A byline, a timestamp line or the box about the author: an article's metadata, not its text."""
+    words = class_words(element)
+    if words & BYLINES:
+        return measures.chars.get(element, 0) <= BYLINE_CHARS
+    return (
+        "author" in words
+        and bool(words & AUTHOR_BOX)
+        and element not in records
+        and measures.chars.get(element, 0) <= AUTHOR_BOX_CHARS
+    )
+
+
+AUTHOR_BOX = frozenset({"box", "bio", "description", "info", "about", "profile", "card"})
+
+
+AUTHOR_BOX_CHARS = 1000
+
+
+def _building_blocks(content: Element, measures: Measures) -> frozenset[str]:
+    """Negative class words that label ``FAMILY_SHARE`` of the content: what it is built of, not boilerplate.
+
+    Page builders name every block of a page alike (Elementor's ``elementor-widget-container``):
+    a word on most of the content says nothing about any one block.
+    """
+    held: Counter[str] = Counter()
+    for element in outside_code(content):
+        words = class_words(element) & NEGATIVE
+        if words:
+            parent = measures.parent.get(element)
+            for word in words - (class_words(parent) if parent is not None else NO_WORDS):
+                held[word] += measures.chars.get(element, 0)
+    total = measures.chars.get(content, 0)
+    return frozenset(word for word, chars in held.items() if chars >= FAMILY_SHARE * total)
+
+
+def _heads_prose(heading: Element, measures: Measures) -> bool:
+    """Whether written paragraphs follow ``heading``: the next block is one, or opens with one.
+
+    A listicle's sections are headed by links to what each one is about ("1. Harvard Business
+    School" links to the school); a rail's teaser headings are followed by another teaser, a
+    date, a picture.
+    """
+    after = measures.following(heading)
+    if after is None:
+        return False
+    return worthy_paragraph(after, measures) or (len(after) > 0 and worthy_paragraph(after[0], measures))
+
+
+def _share_linking_away(element: Element, measures: Measures) -> float:
+    """Like ``Measures.link_density``, but a link to a place on the same page (``#…``) does not count."""
+    chars = measures.chars.get(element, 0)
+    if not chars:
+        return 0.0
+    away = sum(measures.chars.get(a, 0) for a in element.iter("a") if not (a.get("href") or "").startswith("#"))
+    return away / chars
+
+
+def drop_controls(content: Element) -> None:
+    """Drop links and spans drawn as buttons (``btn``, ``button``): controls, as ``button`` elements are.
+
+    Done last, on the content already chosen: taken out earlier, the links they are would no
+    longer count in the link density that tells a rail of other stories from the story.
+    """
+    drop_where(content, lambda child, tag: tag in ("a", "span") and bool(class_words(child) & CONTROLS))
+
+
+CONTROLS = frozenset({"btn", "button"})
+
+
+def drop_placeholders(content: Element) -> None:
+    """Drop "Loading…" placeholders: what a page shows until its script puts the real thing there.
+
+    A reader who waits never sees them, and an extractor that does not run the script has nothing
+    to put in their place. Only an element that says nothing else is one (``PLACEHOLDER``); a
+    sentence that mentions loading is text.
+    """
+    if "loading" not in "".join(content.itertext()).lower():
+        return
+    drop_where(
+        content,
+        lambda child, tag: (
+            tag in PLACEHOLDER_TAGS and not len(child) and bool(PLACEHOLDER.fullmatch((child.text or "").strip()))
+        ),
+    )
+
+
+PLACEHOLDER = re.compile(r"loading(?:\s*(?:\.{1,3}|…))?", re.IGNORECASE)
+
+
+PLACEHOLDER_TAGS = BLOCKS | INLINE
+
+
+def drop_teasers(content: Element, *, article: bool) -> None:
+    """Drop a line that points to another story: "Related: <link>", "READ MORE: <link>", "Watch: <link>".
+
+    News and blog templates put them between the paragraphs of a story; they are the headlines of
+    other pages, not part of this one. One is a paragraph (or a block) of at most ``TEASER_CHARS``
+    that starts with such a label and a colon and is mostly a link; a sentence that only mentions
+    related work is text. In an article (declared, or content that is mostly paragraphs), so is a
+    rail: a short block that only says such a label ("You may also like…", "DON'T MISS", "Das könnte
+    Sie auch interessieren": ``RAIL_LABELS``) and the blocks right after it that are links
+    (``RAIL_LINK_SHARE``) or a grid of cards each linking elsewhere (``_is_cards``), or the label
+    alone when nothing follows it in its block (a rail its script never filled). On a listing or a
+    home page a "Trending" rail is what the page lists, and stays.
+    """
+    measures = Measures(content)
+    drop_where(
+        content,
+        lambda child, tag: (
+            tag in TEASER_TAGS
+            and measures.chars.get(child, 0) <= TEASER_CHARS
+            and measures.link_density(child) >= 0.5
+            and bool(TEASER.match(" ".join("".join(child.itertext()).split())))
+        ),
+    )
+    if not (article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * measures.chars.get(content, 0)):
+        return
+    for parent in list(content.iter()):
+        children = list(parent)
+        for index, child in enumerate(children):
+            if not _is_rail_label(child, measures):
+                continue
+            rail, last = [], True
+            for sibling in children[index + 1 :]:
+                if measures.chars.get(sibling, 0) == 0:
+                    continue
+                if sibling.tag not in TEASER_TAGS or (
+                    measures.link_density(sibling) < RAIL_LINK_SHARE and not _is_cards(sibling, measures)
+                ):
+                    last = False
+                    break
+                rail.append(sibling)
+            if rail or last:
+                for element in [child, *rail]:
+                    if element in parent:
+                        remove_keeping_tail(parent, element)
+
+
+def _is_cards(element: Element, measures: Measures) -> bool:
+    """Two or more blocks, each linking to another page: a grid of teaser cards, a headline over
+    its picture and its first line, however little of each the links cover."""
+    cards = [child for child in element if measures.chars.get(child, 0)]
+    return len(cards) >= 2 and all(
+        any(not (anchor.get("href") or "#").startswith("#") for anchor in card.iter("a")) for card in cards
+    )
+
+
+def _is_rail_label(element: Element, measures: Measures) -> bool:
+    chars = measures.chars.get(element, 0)
+    return (
+        element.tag in TEASER_TAGS
+        and 0 < chars <= RAIL_LABEL_CHARS
+        and not measures.link_chars.get(element, 0)
+        and bool(RAIL_LABEL.fullmatch(" ".join("".join(element.itertext()).split())))
+    )
+
+
+RAIL_LABEL = re.compile(r"\W*(?:" + "|".join(RAIL_LABELS) + r")\W*", re.IGNORECASE)
+
+
+RAIL_LABEL_CHARS = 60
+
+
+RAIL_LINK_SHARE = 0.75
+
+
+TEASER = re.compile(
+    r"\W*(?:related|read more|see more|see also|also read|read also|more|watch|listen|don'?t miss|read next"
+    r"|lesen sie (?:auch|mehr)|(?:zum )?weiterlesen|mehr zum thema|(?:à )?lire aussi|voir aussi|lee también"
+    r"|leggi anche|leia também|veja também|lees ook|(?:czytaj|zobacz) (?:też|także|również))\s*:",
+    re.IGNORECASE,
+)
+
+
+TEASER_CHARS = 200
+
+
+TEASER_TAGS = frozenset({"p", "div", "li", "h2", "h3", "h4", "h5", "h6"})
+
+
+def drop_repeated_labels(content: Element) -> None:
+    """Drop short texts the page's template repeats: the "Joined", "Reply" and "Add to cart" of every post or item.
+
+    A label that stands beside every post or product of a listing is furniture of the template,
+    however it is named; what a person wrote is not repeated word for word several times.
+    Only blocks of the layout go: a paragraph or a quote is written (a refrain is repeated on
+    purpose), table cells are data, and code and headings are kept too.
+    """
+    measures = Measures(content)
+    seen: dict[str, list[Element]] = {}
+    for element in outside_code(content):
+        chars = measures.chars.get(element, 0)
+        if not 0 < chars <= LABEL_CHARS or element.tag not in BLOCKS or element.tag in LABELS_KEPT:
+            continue
+        parent = measures.parent.get(element)
+        if parent is None or measures.chars.get(parent, 0) == chars or parent.tag in LABELS_KEPT:
+            continue
+        seen.setdefault(" ".join("".join(element.itertext()).split()), []).append(element)
+    for elements in seen.values():
+        if len(elements) >= LABEL_REPEATS:
+            for element in elements:
+                parent = measures.parent.get(element)
+                if parent is not None and element in parent:
+                    remove_keeping_tail(parent, element)
+
+
+LABEL_CHARS = 40
+
+
+LABEL_REPEATS = 3
+
+
+LABELS_KEPT = frozenset({"p", "blockquote", "td", "th", "tr", "code", "pre", "h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+def drop_second_copies(content: Element) -> None:
+    """Drop a block that repeats, word for word, a block just before it: one description in a copy per screen size.
+
+    Shops and landing pages render the same text twice, one copy per screen size (or once more in
+    ``noscript``), and let the stylesheet show one; a reader sees it once. A copy is a layout block
+    of ``COPY_CHARS`` or more whose first copy is a near relative (a common ancestor at most
+    ``COPY_DISTANCE`` levels up). A written block (a paragraph, a heading, a cell) repeated is
+    meant (the same lunch on three days of a meal plan); so is a block repeated far away (a
+    documentation page describes one field in the request and in the response); so is anything
+    in a quote (a reply quotes the post it answers), and code.
+    """
+    measures = Measures(content)
+    by_length: dict[int, list[Element]] = {}
+    for element in outside_code(content):
+        chars = measures.chars.get(element, 0)
+        parent = measures.parent.get(element)
+        if chars < COPY_CHARS or element.tag in LABELS_KEPT or parent is None:
+            continue
+        if measures.chars.get(parent, 0) != chars:
+            by_length.setdefault(chars, []).append(element)
+    for elements in by_length.values():
+        if len(elements) < 2:
+            continue
+        seen: dict[str, Element] = {}
+        for element in elements:
+            first = seen.setdefault(paragraph_text(element), element)
+            if first is element or not _near(first, element, measures):
+                continue
+            if enclosing(element, "blockquote", measures) is None:
+                remove_keeping_tail(measures.parent[element], element)
+
+
+COPY_CHARS = 100
+
+
+COPY_DISTANCE = 3
+
+
+def _near(first: Element, second: Element, measures: Measures) -> bool:
+    ancestor = measures.parent.get(second)
+    for _ in range(COPY_DISTANCE):
+        if ancestor is None:
+            return False
+        if is_inside(first, ancestor, measures):
+            return True
+        ancestor = measures.parent.get(ancestor)
+    return False
+
+
+def drop_before_title(content: Element) -> None:
+    """Drop what the content holds above its title, the one ``h1``: the header of the page around it.
+
+    Breadcrumbs, promotion bars, "Deliver to" and sale banners sit above the title inside the
+    block that holds the page; the content starts at its title. What stands beside the title in
+    its own block stays (a kicker, a category line, a date); so does everything when the content
+    has no single ``h1`` (a paper heading each section with one has no one title) or when what
+    comes first is more than ``BEFORE_TITLE_SHARE`` of the content (an introduction, not a header).
+    """
+    titles = list(content.iter("h1"))
+    if len(titles) != 1:
+        return
+    measures = Measures(content)
+    blocks: list[Element] = []
+    node = measures.parent.get(titles[0])
+    while node is not None and node is not content:
+        blocks.append(node)
+        node = measures.parent.get(node)
+    if node is None:
+        return
+    before = sum(
+        len((measures.parent[block].text or "").strip())
+        + sum(measures.chars.get(sibling, 0) for sibling in _preceding(block, measures))
+        for block in blocks
+    )
+    if before > BEFORE_TITLE_SHARE * measures.chars.get(content, 0):
+        return
+    for block in blocks:
+        parent = measures.parent[block]
+        parent.text = None
+        for sibling in _preceding(block, measures):
+            parent.remove(sibling)
+
+
+BEFORE_TITLE_SHARE = 0.1
+
+
+def _preceding(element: Element, measures: Measures) -> list[Element]:
+    siblings = list(measures.parent[element])
+    return siblings[: siblings.index(element)]

@@ -1,0 +1,166 @@
+"""What a page says an element is by its name: the words of its ``class`` and ``id``, its ``role``,
+whether it hides itself. Names are read as words, not substrings, and machine-made names say nothing."""
+
+from __future__ import annotations
+
+import functools
+import re
+from urllib.parse import urlsplit
+from xml.etree.ElementTree import Element
+
+from steward_websearch.extraction.vocabulary import HEADINGS
+
+HIDDEN_ROLES = frozenset(
+    ["navigation", "banner", "contentinfo", "complementary", "dialog", "alertdialog", "search", "menu", "menubar"]
+)
+# Words of class and id attributes (split at punctuation and camelCase: "commentsContainer" is
+# "comments container"), matched whole: a substring test would read "pageRow" as "pager".
+UNLIKELY = frozenset(
+    """ad ads adv advert advertisement advertising agegate ai2html banner breadcrumb breadcrumbs combx comment
+    comments community consent cookie cookies copyright disqus dsgvo footer gdpr header masthead menu nav navbar
+    navigation newsletter outbrain pager pagination paywall popup promo promoted recommend recommended related
+    remark replies rss share sharing shoutbox sidebar signature signup skyscraper social sponsor sponsored
+    subscribe subscription supplemental taboola toolbar""".split()
+)
+ELSEWHERE = frozenset("related recommend recommended outbrain taboola".split())
+"""Boilerplate words that name other pages' content: never an article, however much of the page they hold."""
+CONSENT = frozenset("consent cookie cookies dsgvo gdpr".split())
+"""Boilerplate words that name the cookie prompt: never content, however much of the page its
+settings and vendor lists hold."""
+TALK = frozenset("comment comments disqus".split())
+"""Boilerplate words that name readers' replies: beside an article's own prose, never the article."""
+LAYOUT = frozenset("header masthead banner popup menu".split())
+"""Boilerplate words that name a place in the layout, not a kind of text: prose there is kept."""
+MAYBE = frozenset("article body column content main shadow".split())
+POSITIVE = frozenset("article body content entry hentry main page post text blog story".split())
+NEGATIVE = frozenset(
+    """ad ads banner byline caption combx comment comments contact foot footer footnote gdpr hidden masthead media
+    meta metadata newsletter outbrain promo recommend related share shopping shoutbox sidebar skyscraper social
+    sponsor subscribe tags tool widget""".split()
+)
+ROLE_WORDS = UNLIKELY | NEGATIVE
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_NAME = re.compile(r"[A-Za-z0-9]+")
+_MADE = re.compile(r"[0-9][A-Za-z]")
+_UUID = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}", re.IGNORECASE)
+
+
+def class_words(element: Element) -> frozenset[str]:
+    """The words of an element's class and id, where they name its role.
+
+    An id that spells the element's own heading is the heading's anchor, the subject of the
+    section and not its role: Sphinx and most documentation generators give the section on
+    ``prefetch_related()`` the id ``s-prefetch-related``, which is no related-links rail.
+    """
+    classes, identifier = element.get("class"), element.get("id")
+    if not classes and not identifier:
+        return NO_WORDS
+    words = _label_words(f"{classes or ''} {identifier or ''}")
+    if identifier and words & ROLE_WORDS and _anchors_its_heading(element, identifier):
+        return _label_words(classes) if classes else NO_WORDS
+    return words
+
+
+def _anchors_its_heading(element: Element, identifier: str) -> bool:
+    """Whether ``identifier`` spells the heading that opens ``element`` (one of its first blocks),
+    and that heading names a subject: one that opens with a role word ("Related products",
+    "Comments") names the role."""
+    heading = (
+        element
+        if element.tag in HEADINGS
+        else next(
+            (
+                node
+                for child in element[:HEADING_PLACES]
+                for node in (child, *child[:HEADING_PLACES])
+                if isinstance(node.tag, str) and node.tag in HEADINGS
+            ),
+            None,
+        )
+    )
+    if heading is None:
+        return False
+    title = " ".join(heading.itertext())
+    first = _NAME.search(title)
+    named = {word for word in _label_words(identifier) if len(word) > 1}
+    return bool(named) and named <= _label_words(title) and first is not None and first[0].lower() not in ROLE_WORDS
+
+
+HEADING_PLACES = 3
+
+
+NO_WORDS: frozenset[str] = frozenset()
+
+
+@functools.lru_cache(maxsize=4096)
+def _label_words(label: str) -> frozenset[str]:
+    """The words of a class and id, without the ones a machine made.
+
+    Page builders and CSS modules name blocks with hashes and UUIDs (``elementor-element-a0ad13a``,
+    ``sc-14uj3bo-2``); read as words, they spell ``ad`` and ``nav`` at random. A UUID says
+    nothing, and a name whose letters and digits alternate says nothing after its first letters
+    (``ad300x250`` is an ``ad``, ``a0ad13a`` is not).
+    """
+    words = set()
+    for name in _NAME.findall(_UUID.sub(" ", label)):
+        made = _MADE.search(name)
+        words.update(word.lower() for word in _WORD.findall(name[: made.start() + 1] if made else name))
+    for word in list(words):
+        words.update(_COMPOUND.findall(word))
+    return frozenset(words)
+
+
+_COMPOUND = re.compile(r"^(?:footer|menu|related)(?=.)|(?<=.)(?:footer|metadata)$")
+"""Role words run into others: ``brdfooter``, ``footerlinks``, ``menuwrap``, ``relatedposts``
+(WordPress's Jetpack), ``postmetadata`` (its classic themes). Not ``menu`` at the end, where it
+is as often something else (``contextmenu`` marks a CMS's body paragraphs)."""
+
+
+def is_furniture(element: Element) -> bool:
+    """Navigation, banners, dialogs and the like, by the role the page gives them; and skip links."""
+    if element.tag == "a":
+        return _is_skip_link(element)
+    return (element.get("role") or "").lower() in HIDDEN_ROLES
+
+
+SKIP_LINK = re.compile(r"\s*(skip|jump|back|go) to\b", re.IGNORECASE)
+
+
+def _is_skip_link(anchor: Element) -> bool:
+    """ "Skip to content", "Back to top": a link to a place on the same page, for moving around it."""
+    return (anchor.get("href") or "").startswith("#") and bool(SKIP_LINK.match("".join(anchor.itertext())))
+
+
+def is_hidden(element: Element) -> bool:
+    if element.get("hidden") is not None or element.get("popover") is not None:
+        return True
+    if _hidden_by_class(element.get("class")):
+        return True
+    style = (element.get("style") or "").replace(" ", "").lower()
+    return "display:none" in style or "visibility:hidden" in style
+
+
+HIDING = frozenset({"hide", "hidden", "is-hidden", "d-none"})
+
+
+def _hidden_by_class(classes: str | None) -> bool:
+    names = (classes or "").split()
+    return bool(HIDING.intersection(names)) and not any(":" in name for name in names)
+
+
+def class_weight(element: Element, negative: frozenset[str] = NEGATIVE) -> int:
+    words = class_words(element)
+    return (25 if words & POSITIVE else 0) - (25 if words & negative else 0)
+
+
+ICONS = frozenset({"avatar", "emoji", "smilie", "smiley", "icon", "reaction"})
+"""Names of pictures that stand beside text rather than make a gallery: a poster's avatar, an
+emoji, a reaction."""
+PORTRAITS = ICONS | {"author", "byline", "logo"}
+"""Names of pictures (or of the blocks around them) that stand beside a title: no caption follows."""
+
+
+def is_icon(image: Element) -> bool:
+    """A picture that marks text rather than shows something: named an icon, an avatar, an emoji
+    (``ICONS``), or drawn as SVG (a toggle's arrow, a check mark, a logo; photographs are not SVG)."""
+    return bool(class_words(image) & ICONS) or urlsplit(image.get("src") or "").path.lower().endswith(".svg")

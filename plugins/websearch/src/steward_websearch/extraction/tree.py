@@ -1,0 +1,179 @@
+"""The parsed tree, measured and cut: text and link lengths of every element computed once, its
+ancestors and siblings, and removal that keeps the text around what goes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from xml.etree.ElementTree import Element
+
+from steward_websearch.extraction.vocabulary import CODE
+
+MAX_DEPTH = 150
+"""Deeper than this, an element is read as its text (``flatten_deep``)."""
+
+
+def flatten_deep(root: Element, max_depth: int = MAX_DEPTH) -> None:
+    """Replace whatever is nested deeper than ``max_depth`` by its text.
+
+    Real articles are never that deep; pages that are (broken or hostile markup) would otherwise
+    exhaust the recursion of anything that walks the tree.
+    """
+    stack = [(root, 0)]
+    while stack:
+        element, depth = stack.pop()
+        if depth < max_depth:
+            stack.extend((child, depth + 1) for child in element)
+            continue
+        pieces, pending = [], [element]
+        while pending:
+            node = pending.pop()
+            if isinstance(node, str):
+                pieces.append(node)
+                continue
+            if node is not element and node.tail:
+                pending.append(node.tail)
+            pending.extend(reversed(list(node)))
+            if node.text:
+                pending.append(node.text)
+        for child in list(element):
+            element.remove(child)
+        element.text = " ".join("".join(pieces).split())
+
+
+def drop_where(root: Element, unwanted: Callable[[Element, str], bool]) -> None:
+    """Remove, keeping their tails, the elements ``unwanted(element, tag)`` names (``tag`` is ``""``
+    for comments and processing instructions); what is removed is not looked inside."""
+    stack = [root]
+    while stack:
+        parent = stack.pop()
+        for child in list(parent):
+            if unwanted(child, child.tag if isinstance(child.tag, str) else ""):
+                remove_keeping_tail(parent, child)
+            else:
+                stack.append(child)
+
+
+def remove_keeping_tail(parent: Element, child: Element) -> None:
+    """Remove ``child`` but keep its tail text, which belongs to the parent."""
+    if child.tail and child.tail.strip():
+        index = list(parent).index(child)
+        if index > 0:
+            previous = parent[index - 1]
+            previous.tail = (previous.tail or "") + child.tail
+        else:
+            parent.text = (parent.text or "") + child.tail
+    parent.remove(child)
+
+
+class Measures:
+    """Text and link-text lengths of every element, computed once, bottom-up; and, when asked,
+    where an element stands among its siblings (``previous``, ``following``)."""
+
+    def __init__(self, root: Element) -> None:
+        self.parent: dict[Element, Element] = {}
+        self.chars: dict[Element, int] = {}
+        self.link_chars: dict[Element, int] = {}
+        self.prose_chars: dict[Element, int] = {}
+        self._children: dict[Element, list[Element]] = {}
+        self._places: dict[Element, int] = {}
+        parent, chars, link_chars, prose_chars = self.parent, self.chars, self.link_chars, self.prose_chars
+        order: list[Element] = []
+        stack = [root]
+        while stack:
+            element = stack.pop()
+            order.append(element)
+            for child in element:
+                parent[child] = element
+            stack.extend(element)
+        for element in reversed(order):
+            text = element.text
+            total = len(text.strip()) if text else 0
+            links = prose = 0
+            for child in element:
+                tail = child.tail
+                total += chars[child] + (len(tail.strip()) if tail else 0)
+                links += link_chars[child]
+                prose += prose_chars[child]
+            tag = element.tag
+            if tag == "a":
+                links = total
+            elif tag == "p":
+                prose = total if links < total / 2 else 0
+            chars[element], link_chars[element], prose_chars[element] = total, links, prose
+
+    def link_density(self, element: Element) -> float:
+        chars = self.chars.get(element, 0)
+        return self.link_chars.get(element, 0) / chars if chars else 0.0
+
+    def previous(self, element: Element) -> Element | None:
+        """The sibling before ``element``, as the tree stood when its parent was first asked about
+        (since ``forget_siblings``): each parent's children are listed once, so asking about every
+        child of a wide parent stays linear."""
+        siblings, place = self._siblings(element)
+        return siblings[place - 1] if place > 0 else None
+
+    def following(self, element: Element) -> Element | None:
+        """The sibling after ``element``, as ``previous`` sees the tree."""
+        siblings, place = self._siblings(element)
+        return siblings[place + 1] if 0 <= place < len(siblings) - 1 else None
+
+    def forget_siblings(self) -> None:
+        """Read the children anew on the next question: after a pass that removed some."""
+        self._children.clear()
+
+    def _siblings(self, element: Element) -> tuple[list[Element], int]:
+        parent = self.parent.get(element)
+        if parent is None:
+            return [], -1
+        siblings = self._children.get(parent)
+        if siblings is None:
+            siblings = self._children[parent] = list(parent)
+            self._places.update((child, place) for place, child in enumerate(siblings))
+        return siblings, self._places.get(element, -1)
+
+
+def paragraph_text(element: Element) -> str:
+    """All the text of ``element``, its whitespace collapsed as a browser shows it."""
+    return " ".join("".join(element.itertext()).split())
+
+
+def is_inside(element: Element, ancestor: Element, measures: Measures) -> bool:
+    """Whether ``ancestor`` is one of ``element``'s ancestors (by identity: equal elements are not the same)."""
+    return any(node is ancestor for node in ancestors(element, measures))
+
+
+def ancestors(element: Element, measures: Measures) -> Iterator[Element]:
+    """``element``'s parent, its parent's parent, and so on up to the root."""
+    node = measures.parent.get(element)
+    while node is not None:
+        yield node
+        node = measures.parent.get(node)
+
+
+def outside_code(root: Element) -> Iterator[Element]:
+    """``root`` and its descendants in document order, but nothing inside a code block.
+
+    Highlighters put every line of code in an element of its own; a short or repeated line of code
+    (``}``, ``"card": {``) is code, not a layout block.
+    """
+    stack = [root]
+    while stack:
+        element = stack.pop()
+        yield element
+        if element.tag not in CODE:
+            stack.extend(reversed(element))
+
+
+def enclosing(element: Element, tag: str, measures: Measures, within: Element | None = None) -> Element | None:
+    """The nearest ancestor of ``element`` that is a ``tag``, looking no higher than ``within``."""
+    node = measures.parent.get(element)
+    while node is not None and node is not within:
+        if node.tag == tag:
+            return node
+        node = measures.parent.get(node)
+    return None
+
+
+def holds(element: Element, tags: frozenset[str]) -> bool:
+    """Whether ``element`` is, or holds, an element with one of ``tags``."""
+    return any(next(element.iter(tag), None) is not None for tag in tags)
