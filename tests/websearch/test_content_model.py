@@ -76,6 +76,20 @@ def test_a_hidden_listing_holding_the_page_is_content_waiting_for_javascript():
     assert "Steel, 13 min" in text
 
 
+def test_a_hidden_store_of_fields_is_no_content_waiting_for_javascript_however_much_it_holds():
+    fields = "".join(
+        f"<dt>cat_thumb_{colour}:</dt><dd>https://cdn.example/thumbs/{colour.lower()}_thumbnail_160x160.jpg</dd>"
+        for colour in ["Bone", "Mushroom", "Powder", "Atlantic", "Chestnut", "Ecru", "Pistachio", "Camel"]
+    )
+    text = markdown(
+        f"{NAV}<main><h1>Staple Tee</h1><p>A regular fit in 5.3 oz combed cotton, with neck ribbing and double"
+        f" needle hems.</p><dl class='product-info hide'><dt>short_description:</dt><dd>Regular fit</dd>{fields}"
+        "</dl></main>"
+    )
+    assert "A regular fit in 5.3 oz" in text
+    assert "Mushroom" not in text, "hidden fields a script reads are no headings, no paragraphs: not content"
+
+
 def test_prose_under_a_layout_word_is_kept_but_not_under_comments():
     intro = (
         "<div class='layout__header'><p>The WebSocket object provides the API for creating and managing a"

@@ -17,6 +17,7 @@ from steward_websearch.extraction.blocks import (
     is_main,
     is_prose,
     record_kind,
+    worthy_paragraph,
 )
 from steward_websearch.extraction.roles import (
     CONSENT,
@@ -37,7 +38,7 @@ from steward_websearch.extraction.tree import (
     paragraph_text,
     remove_keeping_tail,
 )
-from steward_websearch.extraction.vocabulary import CODE, FURNITURE, PICTURES, UNSEEN
+from steward_websearch.extraction.vocabulary import CODE, FURNITURE, HEADINGS, PICTURES, UNSEEN
 
 
 def remove_unseen(root: Element) -> None:
@@ -239,9 +240,11 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     Hidden is kept when it is content waiting for JavaScript: shops and landing pages ship their
     whole content under ``display: none`` and reveal it once loaded (a hidden element holding half
     the page's text that is not a menu: a grid of products can be half links, a menu is more,
-    ``MENU_LINK_SHARE``), and tabs and accordions hide descriptions and specifications the same
-    way (a hidden element that is prose, few of its words links, or that holds a table of figures,
-    or a panel the reader opens: ``_is_panel``).
+    ``MENU_LINK_SHARE``; and that is written, ``_is_written``: a hidden list of the fields a
+    shop's scripts read, a thumbnail's address per colour, can hold half the page too), and tabs
+    and accordions hide descriptions and specifications the same way (a hidden element that is
+    prose, few of its words links, or that holds a table of figures, or a panel the reader opens:
+    ``_is_panel``).
     """
     panels = _Panels()
     panels.read_controls(root)
@@ -278,12 +281,22 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
             or _is_panel(child, panels, measures)
         ):
             return False
-        return not holds_the_page(child, measures, total) or measures.link_density(child) > MENU_LINK_SHARE
+        return (
+            not holds_the_page(child, measures, total)
+            or measures.link_density(child) > MENU_LINK_SHARE
+            or not _is_written(child, measures)
+        )
 
     drop_where(root, hidden_or_banner)
 
 
 MENU_LINK_SHARE = 0.5
+
+
+def _is_written(element: Element, measures: Measures) -> bool:
+    """Whether ``element`` holds a heading or a written paragraph: what a page says to its reader,
+    not a store of fields its scripts read (``cat_thumb_Bone: https://…``)."""
+    return holds(element, HEADINGS) or any(worthy_paragraph(paragraph, measures) for paragraph in element.iter("p"))
 
 
 def _around_main(root: Element) -> set[Element]:
