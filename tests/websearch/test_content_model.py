@@ -705,6 +705,30 @@ def test_loading_placeholders_are_not_text_but_a_sentence_about_loading_is():
     assert "Loading the kettle past the line" in text
 
 
+LOREM = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore."
+
+
+def test_a_templates_filler_text_is_not_text_but_a_sentence_about_it_is():
+    slides = "".join(
+        f"<div class='slide'><h3>Heading line {n}</h3><p class='body-text'>{LOREM}</p></div>" for n in range(4)
+    )
+    page = (
+        f"<main><h1>Kettle descaling</h1>{KETTLE_PROSE}<div class='cards'>{slides}<h3>Lorem Ipsum</h3></div>"
+        "<p>Lorem ipsum is the Latin a designer sets where the copy will go, as in this kettle's first brochure.</p>"
+        "</main>"
+    )
+    text = markdown(page)
+    assert "boils a litre" in text
+    assert "consectetur" not in text, "filler the template left in its unused slides"
+    assert "Lorem Ipsum\n" not in text
+    assert "Lorem ipsum is the Latin a designer sets" in text, "a sentence about filler is text"
+
+
+def test_a_template_never_filled_in_keeps_its_filler_it_is_all_the_page_says():
+    text = markdown(f"<main><h1>Coming soon</h1><p>{LOREM} {LOREM}</p><p>{LOREM}</p></main>")
+    assert "consectetur" in text
+
+
 STRIP = "<div class='strip'><p>Deliver to 67346</p><p>Sale ends Sunday: 20 % off with a coupon code</p></div>"
 PLANS = "".join(
     f"<section><h2>Plan {n}</h2><ul><li>Plan {n} covers the kettle for {n + 1} years</li>"

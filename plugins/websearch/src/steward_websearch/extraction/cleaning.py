@@ -426,23 +426,47 @@ CONTROLS = frozenset({"btn", "button"})
 
 
 def drop_placeholders(content: Element) -> None:
-    """Drop "Loading…" placeholders: what a page shows until its script puts the real thing there.
+    """Drop placeholders: "Loading…", and the template's filler text ("Lorem ipsum dolor sit amet…").
 
-    A reader who waits never sees them, and an extractor that does not run the script has nothing
-    to put in their place. Only an element that says nothing else is one (``PLACEHOLDER``); a
-    sentence that mentions loading is text.
+    "Loading…" is what a page shows until its script puts the real thing there: a reader who waits
+    never sees it, and an extractor that does not run the script has nothing to put in its place.
+    Only an element that says nothing else is one (``PLACEHOLDER``); a sentence that mentions
+    loading is text. Filler is the Latin a designer sets where copy will go, left in a template's
+    unused slides and cards: a block of running text (no block inside it) that opens with it
+    (``FILLER``) goes, unless the filler is ``FILLER_SHARE`` or more of the content: a template
+    never filled in is all the page there is.
     """
-    if "loading" not in "".join(content.itertext()).lower():
-        return
-    drop_where(
-        content,
-        lambda child, tag: (
-            tag in PLACEHOLDER_TAGS and not len(child) and bool(PLACEHOLDER.fullmatch((child.text or "").strip()))
-        ),
+    said = "".join(content.itertext()).lower()
+    if "loading" in said:
+        drop_where(
+            content,
+            lambda child, tag: (
+                tag in PLACEHOLDER_TAGS and not len(child) and bool(PLACEHOLDER.fullmatch((child.text or "").strip()))
+            ),
+        )
+    if "lorem ipsum" in said:
+        measures = Measures(content)
+        filler = [element for element in content.iter() if _is_filler(element)]
+        if sum(measures.chars.get(element, 0) for element in filler) < FILLER_SHARE * measures.chars.get(content, 0):
+            for element in filler:
+                parent = measures.parent.get(element)
+                if parent is not None and element in parent:
+                    remove_keeping_tail(parent, element)
+
+
+def _is_filler(element: Element) -> bool:
+    return (
+        element.tag in BLOCKS
+        and not any(child.tag in BLOCKS for child in element)
+        and bool(FILLER.match(paragraph_text(element)))
     )
 
 
 PLACEHOLDER = re.compile(r"loading(?:\s*(?:\.{1,3}|…))?", re.IGNORECASE)
+FILLER = re.compile(r"lorem ipsum(?: dolor\b|$)", re.IGNORECASE)
+"""Filler opens with "Lorem ipsum dolor", or is a heading saying "Lorem Ipsum"; a sentence about it
+("Lorem Ipsum is simply dummy text…") is text."""
+FILLER_SHARE = 0.9
 
 
 PLACEHOLDER_TAGS = BLOCKS | INLINE
