@@ -1027,6 +1027,13 @@ def test_a_rail_of_teaser_cards_is_dropped_however_little_of_them_links():
         f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}<h2>Mehr zum Thema</h2><div>{plain}</div></article>"
     )
     assert "Other story 1" in text, "blocks that link nowhere are no teasers"
+    wrapped = f"<div class='widget'><div class='widget-container'><div class='grid'>{cards}</div></div></div>"
+    text = markdown(
+        f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}<div class='widget'><h2>Latest news</h2></div>{wrapped}"
+        "</article>"
+    )
+    assert "Latest news" not in text
+    assert "another story" not in text, "a page builder's wrappers around the grid are looked through"
 
 
 def test_a_list_of_links_the_text_announces_with_a_colon_is_the_texts_but_not_one_pointing_elsewhere():
@@ -1053,7 +1060,15 @@ def test_rails_and_teaser_lines_are_recognised_in_the_languages_of_the_web():
     links = (
         "<p><a href='/loud'>The loudest kettles of the year</a></p><p><a href='/lids'>Lids that never rattle</a></p>"
     )
-    for label in ("Das könnte Sie auch interessieren", "Vous aimerez aussi", "Te puede interesar", "Czytaj też"):
+    for label in (
+        "Das könnte Sie auch interessieren",
+        "Vous aimerez aussi",
+        "Dernières actualités",
+        "Te puede interesar",
+        "Últimas noticias",
+        "Laatste nieuws",
+        "Czytaj też",
+    ):
         text = markdown(
             f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}<h3>{label}</h3>{links}{KETTLE_PROSE}</article>"
         )

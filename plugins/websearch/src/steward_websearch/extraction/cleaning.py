@@ -308,17 +308,18 @@ RAIL_LABELS = (
     r"you (?:may|might) also like|don'?t miss|more (?:stories|news|from [\w .]+|like this)|related"
     r"(?: stories| articles| posts| coverage| content| reading)?|read (?:more|next|also)|see also|also read"
     r"|recommended(?: for you| stories| reading)?|most (?:read|popular)|popular on [\w .]+|trending(?: now)?"
-    r"|further reading|up next",
+    r"|further reading|up next|(?:latest|recent) (?:news|posts|articles|stories)",
     r"das könnte (?:sie|dich) (?:auch )?interessieren|(?:ähnliche|verwandte|weitere|neueste) (?:beiträge|artikel"
     r"|themen|themenbereiche|nachrichten)|mehr (?:zum thema|zu [\w .]+|aus [\w .]+)|(?:zum )?weiterlesen"
     r"|lesen sie (?:auch|mehr)|auch interessant|meistgelesen|viel gelesen(?: in [\w .]+)?",
     r"vous aimerez aussi|(?:à )?lire aussi|à lire également|voir aussi|dans la même rubrique|sur le même sujet"
-    r"|articles? (?:similaires|liés|connexes)|les plus lus",
-    r"(?:también )?te puede interesar|(?:noticias|artículos) relacionad[oa]s|lee también|lo más leído",
-    r"potrebbe interessarti|articoli correlati|leggi anche|i più letti",
-    r"leia também|veja também|(?:notícias|artigos) relacionad[oa]s|mais lidas",
-    r"lees ook|gerelateerde artikelen",
-    r"(?:czytaj|zobacz) (?:też|także|również)|polecane|najczęściej czytane",
+    r"|articles? (?:similaires|liés|connexes)|les plus lus|derni(?:ers|ères) (?:articles|actualités|nouvelles)",
+    r"(?:también )?te puede interesar|(?:noticias|artículos) relacionad[oa]s|lee también|lo más leído"
+    r"|últimas noticias|artículos recientes",
+    r"potrebbe interessarti|articoli correlati|leggi anche|i più letti|ultime notizie|articoli recenti",
+    r"leia também|veja também|(?:notícias|artigos) relacionad[oa]s|mais lidas|últimas notícias",
+    r"lees ook|gerelateerde artikelen|laatste nieuws",
+    r"(?:czytaj|zobacz) (?:też|także|również)|polecane|najczęściej czytane|najnowsze (?:artykuły|wiadomości)",
 )
 """What heads a rail of other stories, in English, German, French, Spanish, Italian, Portuguese,
 Dutch and Polish."""
@@ -520,8 +521,11 @@ def drop_teasers(content: Element, *, article: bool) -> None:
 
 def _is_cards(element: Element, measures: Measures) -> bool:
     """Two or more blocks, each linking to another page: a grid of teaser cards, a headline over
-    its picture and its first line, however little of each the links cover."""
+    its picture and its first line, however little of each the links cover. Wrappers that hold
+    one block (a page builder's widget, its container) are looked through."""
     cards = [child for child in element if measures.chars.get(child, 0)]
+    while len(cards) == 1:
+        cards = [child for child in cards[0] if measures.chars.get(child, 0)]
     return len(cards) >= 2 and all(
         any(not (anchor.get("href") or "#").startswith("#") for anchor in card.iter("a")) for card in cards
     )
