@@ -76,6 +76,23 @@ def test_a_hidden_listing_holding_the_page_is_content_waiting_for_javascript():
     assert "Steel, 13 min" in text
 
 
+def test_a_figure_hidden_from_assistive_technology_is_a_drawing_but_other_aria_hidden_text_is_read():
+    drawing = (
+        "<figure class='dom-graphic' aria-hidden='true'><div><span>Shipping address</span> <span>Micaela"
+        " Patel</span> <span>The Warehouse, 7th Floor, 211 Old Street, London</span></div><div><span>Card number"
+        "</span> <span>Expiry date</span> <span>Total due today US$149.00</span></div></figure>"
+    )
+    text = markdown(
+        f"{NAV}<main><h1>Payments</h1><section><h2>Convert more customers</h2><p>Increase conversion with"
+        f" built-in optimisations and one-click checkout, online and in person.</p>{drawing}</section>"
+        "<div class='slide' aria-hidden='true'><p>Expand to new markets faster by presenting prices in local"
+        " currencies.</p></div></main>"
+    )
+    assert "Increase conversion" in text
+    assert "Card number" not in text, "a drawing made of markup says nothing aloud"
+    assert "Expand to new markets" in text, "aria-hidden on a slide does not hide it from the eyes"
+
+
 def test_a_hidden_store_of_fields_is_no_content_waiting_for_javascript_however_much_it_holds():
     fields = "".join(
         f"<dt>cat_thumb_{colour}:</dt><dd>https://cdn.example/thumbs/{colour.lower()}_thumbnail_160x160.jpg</dd>"

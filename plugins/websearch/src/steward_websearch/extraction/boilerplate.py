@@ -234,8 +234,9 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     content too, and its own menus go one by one. The page's own ``header`` is its banner
     (``_banners``) and goes with what is hidden, on the same terms: a page wrapped whole in one
     keeps it, unless it is a menu. Hidden is ``hidden``, ``popover`` (shown only when something
-    opens it), ``display: none``, ``visibility: hidden``, or a class that only hides (``hide``,
-    ``d-none``; not ``hidden md:block``, which shows from a screen size up).
+    opens it), ``display: none``, ``visibility: hidden``, a class that only hides (``hide``,
+    ``d-none``; not ``hidden md:block``, which shows from a screen size up), or a ``figure`` hidden
+    from assistive technology (``aria-hidden``: a drawing made of markup).
 
     Hidden is kept when it is content waiting for JavaScript: shops and landing pages ship their
     whole content under ``display: none`` and reveal it once loaded (a hidden element holding half

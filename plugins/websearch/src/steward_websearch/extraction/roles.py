@@ -132,7 +132,14 @@ def _is_skip_link(anchor: Element) -> bool:
 
 
 def is_hidden(element: Element) -> bool:
+    """Hidden from the reader: ``hidden``, ``popover``, ``display: none``, ``visibility: hidden``,
+    a class that only hides; and a ``figure`` hidden from assistive technology (``aria-hidden``),
+    a drawing made of markup (a payment form drawn to show the product) that says nothing aloud.
+    ``aria-hidden`` elsewhere is not enough: shops put it on slides and on the copy a screen reader
+    hears another way, and the reader's eyes see them."""
     if element.get("hidden") is not None or element.get("popover") is not None:
+        return True
+    if element.tag == "figure" and (element.get("aria-hidden") or "").strip().lower() == "true":
         return True
     if _hidden_by_class(element.get("class")):
         return True
