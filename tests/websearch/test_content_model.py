@@ -909,6 +909,27 @@ def test_a_page_that_calls_every_page_an_article_is_still_read_by_its_sections()
     assert "## Service 7" in text, "og:type article on a service page does not make it one block of prose"
 
 
+def test_a_menu_of_links_nested_in_links_goes_from_a_page_read_by_its_sections():
+    services = "".join(
+        f"<section><h2>Service {n}</h2><ul><li>Plan {n} covers ants</li><li>Plan {n} covers mice</li></ul></section>"
+        for n in range(10)
+    )
+    menu = "<ul class='picker'>" + "".join(
+        f"<li><a href='/services/{n}'>Service area {n}</a><ul><li><a href='/services/{n}/a'>Audits {n}</a></li>"
+        f"<li><a href='/services/{n}/b'>Reviews {n}</a></li></ul></li>"
+        for n in range(6)
+    )
+    sources = "<ul>" + "".join(
+        f"<li><a href='/guide/{n}'>Guide {n}</a><ul><li>Read before the first visit, {n} pages</li></ul></li>"
+        for n in range(3)
+    )
+    text = markdown(f"<main>{menu}</ul>{services}{sources}</ul></main>")
+    assert "## Service 7" in text
+    assert "Service area 3" not in text, "a site's sections and their pages are its menu"
+    assert "Audits 4" not in text
+    assert "Read before the first visit, 2 pages" in text, "nested lists that say something are the text's"
+
+
 def test_the_declared_body_is_the_content_however_much_else_the_page_says():
     story = f"<div itemprop='articleBody'>{KETTLE_PROSE * 2}</div>"
     readers = "<ul>" + "".join(f"<li>Letter {n}: mine hums, hisses and clicks off.</li>" for n in range(40)) + "</ul>"

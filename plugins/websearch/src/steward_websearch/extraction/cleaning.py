@@ -414,6 +414,29 @@ def _share_linking_away(element: Element, measures: Measures) -> float:
     return away / chars
 
 
+def drop_menus(content: Element) -> None:
+    """Drop menus: a list of links whose items hold lists of links, a site's sections and their pages.
+
+    Navigation not marked as such (a hero's "choose a service" dropdown, a mega menu in plain
+    ``ul``) sits in the content of pages read whole, by their sections, where ``clean`` does not
+    look. A list nested in a list, both links (``NESTED_MENU_LINK_SHARE`` of the outer list's
+    text), is a map of the site; a reading list nests what it says about each link, and stays.
+    """
+    measures = Measures(content)
+
+    def menu(child: Element, tag: str) -> bool:
+        return (
+            tag in LISTS
+            and measures.link_density(child) >= NESTED_MENU_LINK_SHARE
+            and any(inner.tag in LISTS for item in child for inner in item)
+        )
+
+    drop_where(content, menu)
+
+
+NESTED_MENU_LINK_SHARE = 0.9
+
+
 def drop_controls(content: Element) -> None:
     """Drop links and spans drawn as buttons (``btn``, ``button``): controls, as ``button`` elements are.
 

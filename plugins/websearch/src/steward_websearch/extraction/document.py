@@ -241,6 +241,7 @@ def _html(
     else:
         cleaning.clean(content, article=article)
     if main_content_only:
+        cleaning.drop_menus(content)
         cleaning.drop_controls(content)
         cleaning.drop_placeholders(content)
         cleaning.drop_teasers(content, article=article)
