@@ -1106,6 +1106,8 @@ def test_rails_and_teaser_lines_are_recognised_in_the_languages_of_the_web():
         "Últimas noticias",
         "Laatste nieuws",
         "Czytaj też",
+        "Schon gelesen?",
+        "Mehr Themen:",
     ):
         text = markdown(
             f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}<h3>{label}</h3>{links}{KETTLE_PROSE}</article>"
@@ -1113,7 +1115,7 @@ def test_rails_and_teaser_lines_are_recognised_in_the_languages_of_the_web():
         assert label not in text
         assert "loudest kettles" not in text, label
         assert text.count("boils a litre") == 2
-    for line in ("Lesen Sie auch:", "À lire aussi :", "Leggi anche:"):
+    for line in ("Lesen Sie auch:", "À lire aussi :", "À lire aussi »", "Leggi anche:", "Lea también:", "Auch lesen:"):
         text = markdown(
             f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}<p>{line} <a href='/l'>Lids that never rattle</a></p></article>"
         )

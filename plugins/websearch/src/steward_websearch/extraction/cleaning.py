@@ -311,7 +311,8 @@ RAIL_LABELS = (
     r"|further reading|up next|(?:latest|recent) (?:news|posts|articles|stories)",
     r"das könnte (?:sie|dich) (?:auch )?interessieren|(?:ähnliche|verwandte|weitere|neueste) (?:beiträge|artikel"
     r"|themen|themenbereiche|nachrichten)|mehr (?:zum thema|zu [\w .]+|aus [\w .]+)|(?:zum )?weiterlesen"
-    r"|lesen sie (?:auch|mehr)|auch interessant|meistgelesen|viel gelesen(?: in [\w .]+)?",
+    r"|lesen sie (?:auch|mehr)|auch (?:interessant|lesen)|meistgelesen|viel gelesen(?: in [\w .]+)?|schon gelesen"
+    r"|mehr themen",
     r"vous aimerez aussi|(?:à )?lire aussi|à lire également|voir aussi|dans la même rubrique|sur le même sujet"
     r"|articles? (?:similaires|liés|connexes)|les plus lus|derni(?:ers|ères) (?:articles|actualités|nouvelles)",
     r"(?:también )?te puede interesar|(?:noticias|artículos) relacionad[oa]s|lee también|lo más leído"
@@ -575,8 +576,9 @@ RAIL_LINK_SHARE = 0.75
 
 TEASER = re.compile(
     r"\W*(?:related|read more|see more|see also|also read|read also|more|watch|listen|don'?t miss|read next"
-    r"|lesen sie (?:auch|mehr)|(?:zum )?weiterlesen|mehr zum thema|(?:à )?lire aussi|voir aussi|lee también"
-    r"|leggi anche|leia também|veja também|lees ook|(?:czytaj|zobacz) (?:też|także|również))\s*:",
+    r"|lesen sie (?:auch|mehr)|(?:zum )?weiterlesen|mehr zum thema|auch lesen|lies auch|(?:à )?lire aussi"
+    r"|à lire également|voir aussi|le[ae] (?:también|más)|lea|ver también|leggi anche|leia (?:também|mais)"
+    r"|veja também|lees ook|(?:czytaj|zobacz) (?:też|także|również))\s*[:»›]",
     re.IGNORECASE,
 )
 
