@@ -712,13 +712,15 @@ def test_links_drawn_as_buttons_are_controls_not_text():
 def test_loading_placeholders_are_not_text_but_a_sentence_about_loading_is():
     page = (
         f"<main><h1>Kettle descaling</h1>{KETTLE_PROSE}<div class='reviews'><div>Loading...</div></div>"
-        "<span>Loading…</span><div>LOADING</div>"
+        "<span>Loading…</span><div>LOADING</div><span class='loading'>Wird geladen</span><p>Cargando...</p>"
         "<p>Loading the kettle past the line makes it spit when it boils.</p></main>"
     )
     text = markdown(page)
     assert "Loading..." not in text
     assert "Loading…" not in text
     assert "LOADING" not in text
+    assert "Wird geladen" not in text, "pages say it in their language"
+    assert "Cargando" not in text
     assert "Loading the kettle past the line" in text
 
 
@@ -1115,7 +1117,16 @@ def test_rails_and_teaser_lines_are_recognised_in_the_languages_of_the_web():
         assert label not in text
         assert "loudest kettles" not in text, label
         assert text.count("boils a litre") == 2
-    for line in ("Lesen Sie auch:", "À lire aussi :", "À lire aussi »", "Leggi anche:", "Lea también:", "Auch lesen:"):
+    for line in (
+        "Lesen Sie auch:",
+        "À lire aussi :",
+        "À lire aussi »",
+        "Leggi anche:",
+        "Lea también:",
+        "Auch lesen:",
+        "VEA TAMBIÉN:",
+        "Le puede interesar:",
+    ):
         text = markdown(
             f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}<p>{line} <a href='/l'>Lids that never rattle</a></p></article>"
         )

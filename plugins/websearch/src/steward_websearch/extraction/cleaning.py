@@ -462,7 +462,7 @@ def drop_placeholders(content: Element) -> None:
     never filled in is all the page there is.
     """
     said = "".join(content.itertext()).lower()
-    if "loading" in said:
+    if PLACEHOLDER.search(said):
         drop_where(
             content,
             lambda child, tag: (
@@ -487,7 +487,12 @@ def _is_filler(element: Element) -> bool:
     )
 
 
-PLACEHOLDER = re.compile(r"loading(?:\s*(?:\.{1,3}|…))?", re.IGNORECASE)
+PLACEHOLDER = re.compile(
+    r"(?:loading|wird geladen|lädt|chargement(?: en cours)?|cargando|caricamento(?: in corso)?|carregando"
+    r"|bezig met laden|ładowanie)(?:\s*(?:\.{1,3}|…))?",
+    re.IGNORECASE,
+)
+""""Loading…" as pages say it, in English, German, French, Spanish, Italian, Portuguese, Dutch and Polish."""
 FILLER = re.compile(r"lorem ipsum(?: dolor\b|$)", re.IGNORECASE)
 """Filler opens with "Lorem ipsum dolor", or is a heading saying "Lorem Ipsum"; a sentence about it
 ("Lorem Ipsum is simply dummy text…") is text."""
@@ -577,7 +582,8 @@ RAIL_LINK_SHARE = 0.75
 TEASER = re.compile(
     r"\W*(?:related|read more|see more|see also|also read|read also|more|watch|listen|don'?t miss|read next"
     r"|lesen sie (?:auch|mehr)|(?:zum )?weiterlesen|mehr zum thema|auch lesen|lies auch|(?:à )?lire aussi"
-    r"|à lire également|voir aussi|le[ae] (?:también|más)|lea|ver también|leggi anche|leia (?:também|mais)"
+    r"|à lire également|voir aussi|le[ae] (?:también|más)|lea|ve[ra] también|(?:le|te) puede interesar"
+    r"|puedes ver|mira también|leggi anche|leia (?:também|mais)"
     r"|veja também|lees ook|(?:czytaj|zobacz) (?:też|także|również))\s*[:»›]",
     re.IGNORECASE,
 )
