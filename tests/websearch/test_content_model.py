@@ -574,6 +574,23 @@ def test_the_standfirst_between_the_title_and_the_story_is_its_lead():
     assert "Everything that happened" not in text, "a title over more than the story is the page's, not the story's"
 
 
+def test_the_lead_in_the_articles_header_and_a_deck_set_as_a_heading_are_the_lead():
+    body = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
+    header = (
+        "<header class='article-header'><h1>Library stays open on Sundays</h1><p class='intro'>Four thousand"
+        " residents signed the petition; the council listened, and the doors stay open.</p></header>"
+    )
+    text = markdown(f"<main><article>{header}{body}</article></main>", ARTICLE_TYPE)
+    assert "Four thousand residents" in text, "an article's header is where its lead sits, no boilerplate"
+    deck = (
+        "<div class='article-head'><h1>Library stays open on Sundays</h1><h2 class='subheadline'>Four thousand"
+        " residents signed the petition, and the council listened</h2><h2>Sundays</h2></div>"
+    )
+    text = markdown(f"<main><article>{deck}{body}</article></main>", ARTICLE_TYPE)
+    assert "Four thousand residents signed the petition, and" in text, "a deck set as a heading is a lead"
+    assert "## Sundays" not in text, "a short heading is no deck"
+
+
 def test_the_lead_follows_the_title_nearest_the_story_when_the_page_has_several_and_a_dateline_is_no_lead():
     body = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
     top = (

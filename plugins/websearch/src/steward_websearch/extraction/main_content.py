@@ -180,10 +180,10 @@ def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
     find after it; the lead is the story's first paragraph all the same. When the title (the last
     ``h1`` before the content: a site's logo can be an ``h1`` too) stands outside the content, and
     the block holding both says little else (at most ``LEAD_SPAN`` times what the content says:
-    the article, not the page around it), the written paragraphs after the title and before the
-    content are taken with it (``_is_lead``; not a dateline, ``DATELINE_CHARS``), up to the first
-    picture: what follows a picture is its caption. Not a picture in a ``figure``, which holds its
-    own caption, nor the author's photo or an icon beside the title (``_is_portrait``).
+    the article, not the page around it), the written paragraphs and decks after the title and
+    before the content are taken with it (``_is_lead``; not a dateline, ``DATELINE_CHARS``), up to
+    the first picture: what follows a picture is its caption. Not a picture in a ``figure``, which
+    holds its own caption, nor the author's photo or an icon beside the title (``_is_portrait``).
     """
     if not len(chosen):
         return []
@@ -217,7 +217,7 @@ def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
         elif element.tag in PICTURES and not _is_portrait(element, common, measures):
             return lead
         elif (
-            element.tag == "p"
+            element.tag in ("p", "h2")
             and id(element) not in taken
             and not is_inside(element, title, measures)
             and _is_lead(element, common, measures)
@@ -228,6 +228,9 @@ def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
 
 LEAD_SPAN = 1.5
 DATELINE_CHARS = 80
+DECK_CHARS = 60
+NOT_A_LEAD = (ROLE_WORDS - {"header"}) | PORTRAITS
+"""Names of blocks whose paragraphs are no lead: boilerplate, the author's."""
 """A paragraph this short that gives a date ("UPDATED: Tue., Nov. 19, 2019") is a dateline, no lead."""
 TABLE_PARTS = frozenset({"thead", "tbody", "tfoot"})
 """A table's row groups: the candidate is the table, whose siblings say what it is about."""
@@ -236,14 +239,18 @@ CAROUSELS = frozenset({"carousel", "slider", "swiper", "slides"})
 
 
 def _is_lead(paragraph: Element, within: Element, measures: Measures) -> bool:
-    """A written paragraph (``worthy_paragraph``) that neither it nor a block around it, below
-    ``within``, names like boilerplate (a newsletter prompt, a "metadata" line) or as the
-    author's (a bio)."""
-    if not worthy_paragraph(paragraph, measures) or (
+    """A written paragraph (``worthy_paragraph``), or a deck set as an ``h2`` (a sentence of
+    ``DECK_CHARS`` or more, no link), that neither it nor a block around it, below ``within``,
+    names like boilerplate (a newsletter prompt, a "metadata" line) or as the author's (a bio).
+    ``header`` is no such name here: an article's header is where its lead sits."""
+    if paragraph.tag == "h2":
+        if measures.chars.get(paragraph, 0) < DECK_CHARS or measures.link_chars.get(paragraph, 0):
+            return False
+    elif not worthy_paragraph(paragraph, measures) or (
         measures.chars.get(paragraph, 0) <= DATELINE_CHARS and is_dated(paragraph)
     ):
         return False
-    return not _named_below(paragraph, within, ROLE_WORDS | PORTRAITS, measures)
+    return not _named_below(paragraph, within, NOT_A_LEAD, measures)
 
 
 def _is_portrait(picture: Element, within: Element, measures: Measures) -> bool:
