@@ -492,7 +492,7 @@ PLACEHOLDER = re.compile(
     r"|bezig met laden|ładowanie)(?:\s*(?:\.{1,3}|…))?",
     re.IGNORECASE,
 )
-""""Loading…" as pages say it, in English, German, French, Spanish, Italian, Portuguese, Dutch and Polish."""
+"""What a placeholder says ("Loading…", "Wird geladen", "Cargando..."), in the eight languages."""
 FILLER = re.compile(r"lorem ipsum(?: dolor\b|$)", re.IGNORECASE)
 """Filler opens with "Lorem ipsum dolor", or is a heading saying "Lorem Ipsum"; a sentence about it
 ("Lorem Ipsum is simply dummy text…") is text."""

@@ -228,10 +228,10 @@ def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
 
 LEAD_SPAN = 1.5
 DATELINE_CHARS = 80
+"""A paragraph this short that gives a date ("UPDATED: Tue., Nov. 19, 2019") is a dateline, no lead."""
 DECK_CHARS = 60
 NOT_A_LEAD = (ROLE_WORDS - {"header"}) | PORTRAITS
 """Names of blocks whose paragraphs are no lead: boilerplate, the author's."""
-"""A paragraph this short that gives a date ("UPDATED: Tue., Nov. 19, 2019") is a dateline, no lead."""
 TABLE_PARTS = frozenset({"thead", "tbody", "tfoot"})
 """A table's row groups: the candidate is the table, whose siblings say what it is about."""
 CAROUSELS = frozenset({"carousel", "slider", "swiper", "slides"})
