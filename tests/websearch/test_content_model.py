@@ -182,6 +182,11 @@ def test_a_heading_that_links_to_itself_is_kept_and_one_linking_away_is_not():
     )
     assert "## Setting up" in text
     assert "Read another story" not in text
+    steps = "<ul><li>Sit comfortably</li><li>Close your eyes</li><li>Count ten breaths</li></ul>"
+    text = markdown(
+        f"<main><article>{DOC_PROSE}<h2><a name='step-1'>Step one: the posture</a></h2>{steps}</article></main>"
+    )
+    assert "## Step one: the posture" in text, "a named anchor without href leads nowhere"
 
 
 def test_a_section_named_like_furniture_is_kept_on_a_page_that_is_not_an_article():

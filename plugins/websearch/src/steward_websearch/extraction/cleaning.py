@@ -411,8 +411,15 @@ def _share_linking_away(element: Element, measures: Measures) -> float:
     chars = measures.chars.get(element, 0)
     if not chars:
         return 0.0
-    away = sum(measures.chars.get(a, 0) for a in element.iter("a") if not (a.get("href") or "").startswith("#"))
+    away = sum(measures.chars.get(anchor, 0) for anchor in element.iter("a") if _leads_away(anchor))
     return away / chars
+
+
+def _leads_away(anchor: Element) -> bool:
+    """Whether a link leads to another page: an ``href`` that is not a place on this one (``#…``).
+    An anchor without one leads nowhere (a script's button, a named place)."""
+    href = (anchor.get("href") or "").strip()
+    return bool(href) and not href.startswith("#")
 
 
 def drop_menus(content: Element) -> None:
@@ -555,9 +562,7 @@ def _is_cards(element: Element, measures: Measures) -> bool:
     cards = [child for child in element if measures.chars.get(child, 0)]
     while len(cards) == 1:
         cards = [child for child in cards[0] if measures.chars.get(child, 0)]
-    return len(cards) >= 2 and all(
-        any(not (anchor.get("href") or "#").startswith("#") for anchor in card.iter("a")) for card in cards
-    )
+    return len(cards) >= 2 and all(any(_leads_away(anchor) for anchor in card.iter("a")) for card in cards)
 
 
 def _is_rail_label(element: Element, measures: Measures) -> bool:
