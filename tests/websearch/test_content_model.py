@@ -594,6 +594,12 @@ def test_the_lead_in_the_articles_header_and_a_deck_set_as_a_heading_are_the_lea
     text = markdown(f"<main><article>{deck}{body}</article></main>", ARTICLE_TYPE)
     assert "Four thousand residents signed the petition, and" in text, "a deck set as a heading is a lead"
     assert "## Sundays" not in text, "a short heading is no deck"
+    unclosed = (
+        "<div class='article-head'><h1>Library stays open on Sundays</h1><h2>Four thousand residents signed the"
+        f" petition, and the council listened{body}</h2></div>"
+    )
+    text = markdown(f"<main><article>{unclosed}</article></main>", ARTICLE_TYPE)
+    assert text.count("Part 0:") == 1, "a heading left open around the story is no lead: the story comes once"
 
 
 def test_the_lead_follows_the_title_nearest_the_story_when_the_page_has_several_and_a_dateline_is_no_lead():

@@ -205,6 +205,7 @@ def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
     if common is None or common.tag in ("body", "html") or measures.chars.get(common, 0) > LEAD_SPAN * held:
         return []
     in_figures = {id(inner) for figure in common.iter("figure") for inner in figure.iter()}
+    around_content = set(ancestors(first, measures))
     lead: list[Element] = []
     after_title = False
     for element in common.iter():
@@ -219,6 +220,7 @@ def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
         elif (
             element.tag in ("p", "h2")
             and id(element) not in taken
+            and element not in around_content
             and not is_inside(element, title, measures)
             and _is_lead(element, common, measures)
         ):
