@@ -602,6 +602,21 @@ def test_the_lead_in_the_articles_header_and_a_deck_set_as_a_heading_are_the_lea
     assert text.count("Part 0:") == 1, "a heading left open around the story is no lead: the story comes once"
 
 
+def test_when_the_h1_sits_in_the_breadcrumbs_the_headline_heads_the_lead():
+    body = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
+    crumbs = "<nav class='breadcrumbs'><a href='/'>Home</a> » <a href='/town'>Town</a> » <h1>Library stays open</h1></nav>"
+    for headline in (
+        "<h2 class='entry-title'>Library stays open on Sundays</h2>",
+        "<div itemprop='headline'>Library stays open on Sundays</div>",
+    ):
+        header = (
+            f"<header class='article-header'>{headline}<div class='lead'><p>Four thousand residents signed the"
+            " petition; the council listened, and the doors stay open.</p></div></header>"
+        )
+        text = markdown(f"{crumbs}<main><article>{header}{body}</article></main>", ARTICLE_TYPE)
+        assert "Four thousand residents" in text, headline
+
+
 def test_the_lead_follows_the_title_nearest_the_story_when_the_page_has_several_and_a_dateline_is_no_lead():
     body = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
     top = (

@@ -178,7 +178,8 @@ def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
 
     Templates put the title and its standfirst in a header of their own, and the body the scores
     find after it; the lead is the story's first paragraph all the same. When the title (the last
-    ``h1`` before the content: a site's logo can be an ``h1`` too) stands outside the content, and
+    ``h1`` before the content: a site's logo can be an ``h1`` too; without one, the headline,
+    ``_is_headline``) stands outside the content, and
     the block holding both says little else (at most ``LEAD_SPAN`` times what the content says:
     the article, not the page around it), the written paragraphs and decks after the title and
     before the content are taken with it (``_is_lead``; not a dateline, ``DATELINE_CHARS``), up to
@@ -189,12 +190,15 @@ def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
         return []
     first = chosen[0]
     taken = {id(element) for element in chosen.iter()}
-    title = None
+    title = headline = None
     for element in body.iter():
         if element is first:
             break
         if element.tag == "h1":
             title = element
+        elif _is_headline(element):
+            headline = element
+    title = title if title is not None else headline
     if title is None:
         return []
     above_title = set(ancestors(title, measures))
@@ -238,6 +242,18 @@ TABLE_PARTS = frozenset({"thead", "tbody", "tfoot"})
 """A table's row groups: the candidate is the table, whose siblings say what it is about."""
 CAROUSELS = frozenset({"carousel", "slider", "swiper", "slides"})
 """Names of a carousel: slides one after another, one section of a page however much they hold."""
+
+
+def _is_headline(element: Element) -> bool:
+    """A title set as something else than an ``h1`` (the ``h1`` sits in the breadcrumbs): the page
+    says it is the headline (``itemprop=headline``), or a heading is named the entry's title."""
+    if (element.get("itemprop") or "").strip().lower() == "headline":
+        return True
+    return element.tag in HEADLINE_TAGS and bool(class_words(element) & HEADLINE_WORDS)
+
+
+HEADLINE_TAGS = frozenset({"h2", "h3"})
+HEADLINE_WORDS = frozenset({"title", "headline"})
 
 
 def _is_lead(paragraph: Element, within: Element, measures: Measures) -> bool:
