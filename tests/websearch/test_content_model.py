@@ -604,7 +604,9 @@ def test_the_lead_in_the_articles_header_and_a_deck_set_as_a_heading_are_the_lea
 
 def test_when_the_h1_sits_in_the_breadcrumbs_the_headline_heads_the_lead():
     body = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
-    crumbs = "<nav class='breadcrumbs'><a href='/'>Home</a> » <a href='/town'>Town</a> » <h1>Library stays open</h1></nav>"
+    crumbs = (
+        "<nav class='breadcrumbs'><a href='/'>Home</a> » <a href='/town'>Town</a> » <h1>Library stays open</h1></nav>"
+    )
     for headline in (
         "<h2 class='entry-title'>Library stays open on Sundays</h2>",
         "<div itemprop='headline'>Library stays open on Sundays</div>",
@@ -789,6 +791,22 @@ def test_a_templates_filler_text_is_not_text_but_a_sentence_about_it_is():
 def test_a_template_never_filled_in_keeps_its_filler_it_is_all_the_page_says():
     text = markdown(f"<main><h1>Coming soon</h1><p>{LOREM} {LOREM}</p><p>{LOREM}</p></main>")
     assert "consectetur" in text
+
+
+def test_a_pictures_credit_typed_as_a_line_of_the_story_goes_but_its_source_stays():
+    page = (
+        f"<main><article><h1>Kettle descaling</h1>{KETTLE_PROSE}<p><em>Titelbild: Getty Images / Anna Berg</em></p>"
+        "<p>Crédits photos : Bestimage</p><p>Photo by Ada Lovelace on Unsplash</p><p>Source: the kettle makers'"
+        " association, 2024 survey</p><p>Photographs of kettles fill the museum's second floor, from 1890 to"
+        " today, and visitors may touch the oldest of them.</p></article></main>"
+    )
+    text = markdown(page, ARTICLE_TYPE)
+    assert "boils a litre" in text
+    assert "Getty" not in text, "a credit is who took the picture, not what the story says"
+    assert "Bestimage" not in text
+    assert "Unsplash" not in text
+    assert "Source: the kettle makers' association" in text, "a source is the text's citation"
+    assert "Photographs of kettles fill the museum" in text, "a sentence that opens with the word is text"
 
 
 STRIP = "<div class='strip'><p>Deliver to 67346</p><p>Sale ends Sunday: 20 % off with a coupon code</p></div>"

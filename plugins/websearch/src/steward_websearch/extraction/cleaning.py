@@ -445,6 +445,34 @@ def drop_menus(content: Element) -> None:
 NESTED_MENU_LINK_SHARE = 0.9
 
 
+def drop_credits(content: Element) -> None:
+    """Drop picture credits set as lines of the text: "Photo: AP", "Titelbild: …", "Crédits photos : …".
+
+    Captions go with the furniture; a credit the editor typed as a line of the story ("Bild via
+    Instagram", "Credit: Getty") says who took a picture, not what the story says. One is a short
+    block (at most ``CREDIT_CHARS``) that opens with such a label and a colon, a ``©`` or "by".
+    A source ("Quelle:", "Source:") is the text's citation and stays.
+    """
+    measures = Measures(content)
+    drop_where(
+        content,
+        lambda child, tag: (
+            tag in CREDIT_TAGS
+            and 0 < measures.chars.get(child, 0) <= CREDIT_CHARS
+            and bool(CREDIT.match(paragraph_text(child)))
+        ),
+    )
+
+
+CREDIT = re.compile(
+    r"\W*(?:photo(?:graph)?s?|pictures?|images?|foto(?:s|grafie)?|bild(?:er)?|titelbild|beitragsbild|bildquelle"
+    r"|crédits? photos?|photo credits?|credits?)(?:\s*(?:by|via|von|de)\b|\s*[:©])",
+    re.IGNORECASE,
+)
+CREDIT_CHARS = 100
+CREDIT_TAGS = frozenset({"p", "div", "span", "small", "em", "figcaption"})
+
+
 def drop_controls(content: Element) -> None:
     """Drop links and spans drawn as buttons (``btn``, ``button``): controls, as ``button`` elements are.
 

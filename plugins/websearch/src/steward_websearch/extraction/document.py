@@ -244,6 +244,7 @@ def _html(
         cleaning.drop_menus(content)
         cleaning.drop_controls(content)
         cleaning.drop_placeholders(content)
+        cleaning.drop_credits(content)
         cleaning.drop_teasers(content, article=article)
         cleaning.drop_repeated_labels(content)
         cleaning.drop_second_copies(content)
