@@ -96,7 +96,9 @@ def extract(
 
     For HTML, ``links`` lists every http(s) link of the page; ``main_content_only=False`` keeps
     the whole page (navigation and footers too, scripts and styles never); ``with_html`` adds the
-    kept content as HTML (what Firecrawl's ``html`` format is).
+    kept content as HTML (what Firecrawl's ``html`` format is). When the main content comes out
+    empty on a page that says something (its story in a block dressed as furniture, an ``aside``),
+    the page is read whole: a caller gets the navigation with the text rather than nothing.
     """
     kind, charset = media_type(content_type)
     if not kind:
@@ -104,7 +106,10 @@ def extract(
     if kind in HTML_TYPES or kind in JSON_TYPES or kind in TEXT_TYPES:
         _refuse_binary(body, kind)
     if kind in HTML_TYPES:
-        return _html(body, url, kind, charset, main_content_only=main_content_only, with_html=with_html)
+        document = _html(body, url, kind, charset, main_content_only=main_content_only, with_html=with_html)
+        if main_content_only and not document.text.strip():
+            return _html(body, url, kind, charset, main_content_only=False, with_html=with_html)
+        return document
     if is_json(kind):
         return _json(body, kind, charset)
     if kind in TEXT_TYPES:
