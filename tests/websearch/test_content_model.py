@@ -809,10 +809,11 @@ def test_a_pictures_credit_typed_as_a_line_of_the_story_goes_but_its_source_stay
     assert "Photographs of kettles fill the museum" in text, "a sentence that opens with the word is text"
 
 
-def test_a_page_whose_main_content_comes_out_empty_is_read_whole_rather_than_lost():
+def test_a_page_whose_main_content_comes_out_empty_is_read_again_rather_than_lost():
     page = f"{NAV}<main><aside class='panel'><article><h1>Kettle descaling</h1>{KETTLE_PROSE}</article></aside></main>"
     text = markdown(page, ARTICLE_TYPE)
     assert "boils a litre" in text, "the story in a block dressed as furniture is not lost"
+    assert "Shop" not in text, "read again with its furniture, the page's content is still chosen"
     assert markdown("<main><aside><nav><a href='/'>Home</a></nav></aside></main>") == "[Home](https://forum.example/)"
 
 

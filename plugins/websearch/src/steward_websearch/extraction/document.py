@@ -98,7 +98,8 @@ def extract(
     the whole page (navigation and footers too, scripts and styles never); ``with_html`` adds the
     kept content as HTML (what Firecrawl's ``html`` format is). When the main content comes out
     empty on a page that says something (its story in a block dressed as furniture, an ``aside``),
-    the page is read whole: a caller gets the navigation with the text rather than nothing.
+    it is looked for again with the page's furniture kept, and failing that the page is read
+    whole: a caller gets the navigation with the text rather than nothing.
     """
     kind, charset = media_type(content_type)
     if not kind:
@@ -107,6 +108,8 @@ def extract(
         _refuse_binary(body, kind)
     if kind in HTML_TYPES:
         document = _html(body, url, kind, charset, main_content_only=main_content_only, with_html=with_html)
+        if main_content_only and not document.text.strip():
+            document = _html(body, url, kind, charset, main_content_only=True, with_html=with_html, furniture=False)
         if main_content_only and not document.text.strip():
             return _html(body, url, kind, charset, main_content_only=False, with_html=with_html)
         return document
@@ -222,7 +225,14 @@ def json_text(body: bytes, charset: str | None) -> str:
 
 
 def _html(
-    body: bytes, url: str, kind: str, charset: str | None, *, main_content_only: bool, with_html: bool
+    body: bytes,
+    url: str,
+    kind: str,
+    charset: str | None,
+    *,
+    main_content_only: bool,
+    with_html: bool,
+    furniture: bool = True,
 ) -> Document:
     source = decode(body, charset, html=True)
     root = parse_html(streaming.drop_fallbacks(source))
@@ -236,7 +246,7 @@ def _html(
         body_element = root
     items = linked_data.json_ld_items(root)
     article = linked_data.declares_an_article(metadata.get("type", ""), linked_data.declared_types(root, items))
-    if main_content_only:
+    if main_content_only and furniture:
         boilerplate.remove_boilerplate(body_element, article=article)
     else:
         boilerplate.remove_unseen(body_element)
