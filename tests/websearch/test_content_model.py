@@ -619,6 +619,19 @@ def test_when_the_h1_sits_in_the_breadcrumbs_the_headline_heads_the_lead():
         assert "Four thousand residents" in text, headline
 
 
+def test_a_heading_saying_the_pages_title_heads_the_lead_and_a_header_that_held_the_h1_is_no_sign_up_box():
+    body = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
+    header = (
+        "<div class='container'><header><nav><a href='/'>News</a> <h1>Library stays open on Sundays</h1></nav>"
+        "<h2 class='text-5xl'>Library stays open on Sundays</h2><p class='text-xl'>Four thousand residents signed"
+        " the petition; the council listened, and the doors stay open.</p><form><input type='email'"
+        " placeholder='Your e-mail'> Get the next story</form></header></div>"
+    )
+    page = f"<html><head><title>Library stays open on Sundays</title></head><body><main>{header}{body}</main></body></html>"
+    text = extract(page.encode(), url="https://news.example/library", content_type="text/html").markdown
+    assert "Four thousand residents" in text
+
+
 def test_the_lead_follows_the_title_nearest_the_story_when_the_page_has_several_and_a_dateline_is_no_lead():
     body = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
     top = (

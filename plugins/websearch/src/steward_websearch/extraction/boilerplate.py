@@ -69,9 +69,10 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
     and on an article a caption that is no ``figcaption`` (``drop_unmarked_captions``).
     """
     fields = _sign_up_fields(root)
+    titled = _holding_a_title(root) if fields else set()
     _drop_structural(root, article=article, furniture=True)
     measures = Measures(root)
-    boxes_dropped = bool(fields) and _drop_sign_up_boxes(root, fields, measures)
+    boxes_dropped = bool(fields) and _drop_sign_up_boxes(root, fields, titled, measures)
     captions_dropped = article and drop_unmarked_captions(root, measures)
     if boxes_dropped or captions_dropped:
         measures = Measures(root)
@@ -147,14 +148,29 @@ def _asks_for_email(field: Element) -> bool:
 EMAIL_FIELD = re.compile(r"e-?mail", re.IGNORECASE)
 
 
-def _drop_sign_up_boxes(root: Element, fields: list[Element], measures: Measures) -> bool:
+def _holding_a_title(root: Element) -> set[Element]:
+    """Every element that holds an ``h1``, as the page was written (before its breadcrumbs and
+    menus go: a template can set the ``h1`` there and the visible title beside it)."""
+    parent = {child: element for element in root.iter() for child in element}
+    found: set[Element] = set()
+    for title in root.iter("h1"):
+        node: Element | None = title
+        while node is not None and node not in found:
+            found.add(node)
+            node = parent.get(node)
+    return found
+
+
+def _drop_sign_up_boxes(root: Element, fields: list[Element], titled: set[Element], measures: Measures) -> bool:
     """Drop the box around each e-mail field: the newsletter, the sign-in, the "get the deals" prompt.
 
     Such a box speaks to the reader ("Subscribe to our newsletter", "By signing up, you agree…")
     rather than of the page, wherever it sits and whatever its class. The box is the widest
-    element around the field that says no more than ``SIGN_UP_CHARS``, holds no ``h1`` (a landing
-    page's hero asks for an e-mail beside the page's title, and the title stays) and not half the
-    page (a short contact page is its form). Whether any box went.
+    element around the field that says no more than ``SIGN_UP_CHARS``, held no ``h1`` as the page
+    was written (``titled``: a landing page's hero asks for an e-mail beside the page's title, and
+    the title stays; so does an article's header whose ``h1`` sat in breadcrumbs that went with the
+    navigation) and holds not half the page (a short contact page is its form). Whether any box
+    went.
     """
     dropped, total = False, measures.chars.get(root, 0)
     for start in fields:
@@ -166,7 +182,7 @@ def _drop_sign_up_boxes(root: Element, fields: list[Element], measures: Measures
             and node is not root
             and measures.chars.get(node, 0) <= SIGN_UP_CHARS
             and not holds_the_page(node, measures, total)
-            and next(node.iter("h1"), None) is None
+            and node not in titled
         ):
             box, node = node, measures.parent.get(node)
         if box is not None and box in measures.parent[box]:

@@ -250,7 +250,11 @@ def _html(
         boilerplate.remove_boilerplate(body_element, article=article)
     else:
         boilerplate.remove_unseen(body_element)
-    content = main_content.main_content(body_element, article=article) if main_content_only else None
+    content = (
+        main_content.main_content(body_element, article=article, title=metadata.get("title", ""))
+        if main_content_only
+        else None
+    )
     if content is None:
         content = main_content.landmark(body_element) if main_content_only else body_element
     else:

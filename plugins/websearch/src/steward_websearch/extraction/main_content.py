@@ -89,7 +89,7 @@ SECTIONS_SHARE = 0.35
 ARTICLE_SHARE = 0.2
 
 
-def main_content(body: Element, *, article: bool = False) -> Element | None:
+def main_content(body: Element, *, article: bool = False, title: str = "") -> Element | None:
     """The element (or a new ``div`` of siblings) holding the main content, or ``None`` for the page.
 
     ``None`` when nothing reads like content, and also when the best candidate holds less than
@@ -167,13 +167,13 @@ def main_content(body: Element, *, article: bool = False) -> Element | None:
             or is_data(sibling, measures)
         ):
             chosen.append(sibling)
-    lead = _lead(body, chosen, measures)
+    lead = _lead(body, chosen, measures, title)
     if lead:
         chosen[:0] = lead
     return chosen
 
 
-def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
+def _lead(body: Element, chosen: Element, measures: Measures, title_text: str) -> list[Element]:
     """The paragraphs between the page's title and its content: the standfirst, the lead.
 
     Templates put the title and its standfirst in a header of their own, and the body the scores
@@ -191,12 +191,13 @@ def _lead(body: Element, chosen: Element, measures: Measures) -> list[Element]:
     first = chosen[0]
     taken = {id(element) for element in chosen.iter()}
     title = headline = None
+    wanted = " ".join(title_text.split()).lower()
     for element in body.iter():
         if element is first:
             break
         if element.tag == "h1":
             title = element
-        elif _is_headline(element):
+        elif _is_headline(element, wanted):
             headline = element
     title = title if title is not None else headline
     if title is None:
@@ -244,12 +245,18 @@ CAROUSELS = frozenset({"carousel", "slider", "swiper", "slides"})
 """Names of a carousel: slides one after another, one section of a page however much they hold."""
 
 
-def _is_headline(element: Element) -> bool:
+def _is_headline(element: Element, title: str) -> bool:
     """A title set as something else than an ``h1`` (the ``h1`` sits in the breadcrumbs): the page
-    says it is the headline (``itemprop=headline``), or a heading is named the entry's title."""
+    says it is the headline (``itemprop=headline``), a heading is named the entry's title, or a
+    heading says the page's title (``title``, as its metadata gives it, lowercased)."""
     if (element.get("itemprop") or "").strip().lower() == "headline":
         return True
-    return element.tag in HEADLINE_TAGS and bool(class_words(element) & HEADLINE_WORDS)
+    if element.tag not in HEADLINE_TAGS:
+        return False
+    if class_words(element) & HEADLINE_WORDS:
+        return True
+    said = " ".join(paragraph_text(element).split()).lower() if title else ""
+    return bool(said) and (said == title or title.startswith(said))
 
 
 HEADLINE_TAGS = frozenset({"h2", "h3"})
