@@ -150,10 +150,15 @@ def test_links_for_moving_around_the_page_are_dropped():
     prose = "<p>" + "The kettle sings before it boils, because bubbles collapse as they rise. " * 4 + "</p>"
     text = markdown(
         "<a href='#main'>Skip to content</a><main id='main'><article>"
-        f"{prose}<p>See <a href='#notes'>the notes</a>.</p><a href='#top'>Back to top</a></article></main>"
+        f"{prose}<p>See <a href='#notes'>the notes</a>.</p><a href='#top'>Back to top</a>"
+        "<p><a href='#start'>Zurück zum Inhaltsverzeichnis</a></p><p><a href='#top'>Haut de page</a></p>"
+        "<p><a href='#arriba'>Volver arriba</a></p></article></main>"
     )
     assert "Skip to content" not in text
     assert "Back to top" not in text
+    assert "Inhaltsverzeichnis" not in text, "pages say it in their language"
+    assert "Haut de page" not in text
+    assert "Volver arriba" not in text
     assert "See the notes." in text, "an in-page link that is prose stays"
 
 

@@ -123,7 +123,15 @@ def is_furniture(element: Element) -> bool:
     return (element.get("role") or "").lower() in HIDDEN_ROLES
 
 
-SKIP_LINK = re.compile(r"\s*(skip|jump|back|go) to\b", re.IGNORECASE)
+SKIP_LINK = re.compile(
+    r"\s*(?:(?:skip|jump|back|go) to|(?:zurück|springe?) (?:zu[mr]?|nach)|nach oben|retour (?:à|au|en)|aller (?:à|au)"
+    r"|haut de (?:la )?page|volver (?:a|al|arriba)|ir (?:a|al)|torna (?:a|al|su)|vai (?:a|al)|voltar (?:a|ao|para)"
+    r"|ir para|terug naar|naar boven|ga naar|powrót do|przejdź do|do góry)\b",
+    re.IGNORECASE,
+)
+"""How a link to a place on the page starts ("Skip to content", "Zurück zum Inhaltsverzeichnis",
+"Haut de page", "Volver arriba"), in English, German, French, Spanish, Italian, Portuguese, Dutch
+and Polish."""
 
 
 def _is_skip_link(anchor: Element) -> bool:
