@@ -430,16 +430,18 @@ def drop_menus(content: Element) -> None:
     look. A list nested in a list, both links (``NESTED_MENU_LINK_SHARE`` of the outer list's
     text), is a map of the site; a reading list nests what it says about each link, and stays.
     """
+    if not any(_nests_a_list(items) for tag in LISTS for items in content.iter(tag)):
+        return
     measures = Measures(content)
 
     def menu(child: Element, tag: str) -> bool:
-        return (
-            tag in LISTS
-            and measures.link_density(child) >= NESTED_MENU_LINK_SHARE
-            and any(inner.tag in LISTS for item in child for inner in item)
-        )
+        return tag in LISTS and measures.link_density(child) >= NESTED_MENU_LINK_SHARE and _nests_a_list(child)
 
     drop_where(content, menu)
+
+
+def _nests_a_list(items: Element) -> bool:
+    return any(inner.tag in LISTS for item in items for inner in item)
 
 
 NESTED_MENU_LINK_SHARE = 0.9
@@ -453,6 +455,8 @@ def drop_credits(content: Element) -> None:
     block (at most ``CREDIT_CHARS``) that opens with such a label and a colon, a ``©`` or "by".
     A source ("Quelle:", "Source:") is the text's citation and stays.
     """
+    if not CREDIT_ANYWHERE.search("".join(content.itertext())):
+        return
     measures = Measures(content)
     drop_where(
         content,
@@ -464,11 +468,12 @@ def drop_credits(content: Element) -> None:
     )
 
 
-CREDIT = re.compile(
-    r"\W*(?:photo(?:graph)?s?|pictures?|images?|foto(?:s|grafie)?|bild(?:er)?|titelbild|beitragsbild|bildquelle"
-    r"|crédits? photos?|photo credits?|credits?)(?:\s*(?:by|via|von|de)\b|\s*[:©])",
-    re.IGNORECASE,
+CREDIT_LABEL = (
+    r"(?:photo(?:graph)?s?|pictures?|images?|foto(?:s|grafie)?|bild(?:er)?|titelbild|beitragsbild|bildquelle"
+    r"|crédits? photos?|photo credits?|credits?)(?:\s*(?:by|via|von|de)\b|\s*[:©])"
 )
+CREDIT = re.compile(r"\W*" + CREDIT_LABEL, re.IGNORECASE)
+CREDIT_ANYWHERE = re.compile(CREDIT_LABEL, re.IGNORECASE)
 CREDIT_CHARS = 100
 CREDIT_TAGS = frozenset({"p", "div", "span", "small", "em", "figcaption"})
 
