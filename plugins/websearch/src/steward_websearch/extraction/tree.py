@@ -42,15 +42,23 @@ def flatten_deep(root: Element, max_depth: int = MAX_DEPTH) -> None:
 
 def drop_where(root: Element, unwanted: Callable[[Element, str], bool]) -> None:
     """Remove, keeping their tails, the elements ``unwanted(element, tag)`` names (``tag`` is ``""``
-    for comments and processing instructions); what is removed is not looked inside."""
+    for comments and processing instructions); what is removed is not looked inside. Each parent's
+    children are rebuilt once, so dropping thousands of siblings stays linear."""
     stack = [root]
     while stack:
         parent = stack.pop()
-        for child in list(parent):
-            if unwanted(child, child.tag if isinstance(child.tag, str) else ""):
-                remove_keeping_tail(parent, child)
-            else:
-                stack.append(child)
+        kept: list[Element] = []
+        for child in parent:
+            if not unwanted(child, child.tag if isinstance(child.tag, str) else ""):
+                kept.append(child)
+            elif child.tail and child.tail.strip():
+                if kept:
+                    kept[-1].tail = (kept[-1].tail or "") + child.tail
+                else:
+                    parent.text = (parent.text or "") + child.tail
+        if len(kept) < len(parent):
+            parent[:] = kept
+        stack.extend(kept)
 
 
 def remove_keeping_tail(parent: Element, child: Element) -> None:
