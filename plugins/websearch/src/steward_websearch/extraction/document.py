@@ -109,7 +109,9 @@ def extract(
     if kind in HTML_TYPES:
         document = _html(body, url, kind, charset, main_content_only=main_content_only, with_html=with_html)
         if main_content_only and not document.text.strip():
-            document = _html(body, url, kind, charset, main_content_only=True, with_html=with_html, furniture=False)
+            document = _html(
+                body, url, kind, charset, main_content_only=True, with_html=with_html, drop_furniture=False
+            )
         if main_content_only and not document.text.strip():
             return _html(body, url, kind, charset, main_content_only=False, with_html=with_html)
         return document
@@ -232,7 +234,7 @@ def _html(
     *,
     main_content_only: bool,
     with_html: bool,
-    furniture: bool = True,
+    drop_furniture: bool = True,
 ) -> Document:
     source = decode(body, charset, html=True)
     root = parse_html(streaming.drop_fallbacks(source))
@@ -246,7 +248,7 @@ def _html(
         body_element = root
     items = linked_data.json_ld_items(root)
     article = linked_data.declares_an_article(metadata.get("type", ""), linked_data.declared_types(root, items))
-    if main_content_only and furniture:
+    if main_content_only and drop_furniture:
         boilerplate.remove_boilerplate(body_element, article=article)
     else:
         boilerplate.remove_unseen(body_element)
