@@ -36,7 +36,7 @@ from steward_websearch.extraction.tree import (
     holds,
     is_inside,
     paragraph_text,
-    remove_keeping_tail,
+    remove_each,
 )
 from steward_websearch.extraction.vocabulary import CODE, FURNITURE, HEADINGS, PICTURES, UNSEEN
 
@@ -77,7 +77,7 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
     if boxes_dropped or captions_dropped:
         measures = Measures(root)
     total, prose = measures.chars.get(root, 0), measures.prose_chars.get(root, 0)
-    suspects: list[tuple[Element, Element, frozenset[str]]] = []
+    suspects: list[tuple[Element, frozenset[str]]] = []
     stack = [root]
     while stack:
         parent = stack.pop()
@@ -86,7 +86,7 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
                 words = class_words(child)
                 named = words & UNLIKELY
                 if named & CONSENT and not words & MAYBE and not holds(child, TITLES):
-                    suspects.append((parent, child, named))
+                    suspects.append((child, named))
                     continue
                 if (
                     named
@@ -102,23 +102,26 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
                         )
                     )
                 ):
-                    suspects.append((parent, child, named))
+                    suspects.append((child, named))
                     continue
             if child.tag not in CODE:
                 stack.append(child)
     family_chars: Counter[frozenset[str]] = Counter()
-    for _, child, named in suspects:
+    for child, named in suspects:
         family_chars[named] += measures.chars.get(child, 0)
-    talk_prose = sum(measures.prose_chars.get(child, 0) for _, child, named in suspects if named & TALK)
+    talk_prose = sum(measures.prose_chars.get(child, 0) for child, named in suspects if named & TALK)
     replies_beside_a_story = article and measures.prose_chars.get(root, 0) - talk_prose >= PROSE_CHARS
-    for parent, child, named in suspects:
-        if (
-            named & CONSENT
+    remove_each(
+        (
+            child
+            for child, named in suspects
+            if named & CONSENT
             or (article and named & ELSEWHERE)
             or (replies_beside_a_story and named & TALK)
             or family_chars[named] < total * FAMILY_SHARE
-        ):
-            remove_keeping_tail(parent, child)
+        ),
+        measures,
+    )
 
 
 FAMILY_SHARE = 0.4
@@ -172,7 +175,7 @@ def _drop_sign_up_boxes(root: Element, fields: list[Element], titled: set[Elemen
     navigation) and holds not half the page (a short contact page is its form). Whether any box
     went.
     """
-    dropped, total = False, measures.chars.get(root, 0)
+    boxes, total = [], measures.chars.get(root, 0)
     for start in fields:
         if start not in measures.parent:
             continue
@@ -185,10 +188,10 @@ def _drop_sign_up_boxes(root: Element, fields: list[Element], titled: set[Elemen
             and node not in titled
         ):
             box, node = node, measures.parent.get(node)
-        if box is not None and box in measures.parent[box]:
-            remove_keeping_tail(measures.parent[box], box)
-            dropped = True
-    return dropped
+        if box is not None:
+            boxes.append(box)
+    remove_each(boxes, measures)
+    return bool(boxes)
 
 
 SIGN_UP_CHARS = 600
@@ -207,8 +210,7 @@ def drop_unmarked_captions(root: Element, measures: Measures, *, at_most: float 
     captions = _unmarked_captions(root, measures)
     if sum(measures.chars.get(caption, 0) for caption in captions) > at_most * measures.chars.get(root, 0):
         return False
-    for caption in captions:
-        remove_keeping_tail(measures.parent[caption], caption)
+    remove_each(captions, measures)
     return bool(captions)
 
 

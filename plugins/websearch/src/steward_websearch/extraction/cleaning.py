@@ -30,7 +30,7 @@ from steward_websearch.extraction.tree import (
     is_inside,
     outside_code,
     paragraph_text,
-    remove_keeping_tail,
+    remove_each,
 )
 from steward_websearch.extraction.vocabulary import BLOCKS, CODE, HEADINGS, INLINE, LISTS
 
@@ -69,43 +69,44 @@ def clean(content: Element, *, article: bool) -> None:
     alike = _siblings_alike(content, measures)
     records = _records(alike)
     listed = _listed(alike, measures, total, at_least=LISTING_ENTRIES if reads_as_article else 0)
-    for element in list(outside_code(content)):
+    boilerplate: list[Element] = []
+    for element in outside_code(content):
         if element.tag not in CLEANED or element is content or measures.parent.get(element) is content:
             continue
-        if holds_the_page(element, measures, total):
-            continue
-        parent = measures.parent.get(element)
-        if parent is None or not is_inside(element, content, measures):
-            continue
-        if element in listed:
+        if holds_the_page(element, measures, total) or element in listed:
             continue
         if _looks_like_boilerplate(element, measures, article=reads_as_article, negative=negative, records=records):
+            boilerplate.append(element)
             announcement = _announcement(element, measures) if element.tag in LISTS else None
-            remove_keeping_tail(parent, element)
             if announcement is not None and _points_elsewhere(announcement, measures):
-                remove_keeping_tail(parent, announcement)
+                boilerplate.append(announcement)
+    remove_each(boilerplate, measures)
     measures.forget_siblings()
-    labels = [
-        element
-        for element in content.iter()
-        if _is_posters_rank(element, measures) or (reads_as_article and _is_byline(element, measures, records))
-    ]
-    for label in labels:
-        parent = measures.parent.get(label)
-        if parent is not None and label in parent:
-            remove_keeping_tail(parent, label)
-    for heading in [e for e in content.iter() if e.tag in HEADINGS]:
-        parent = measures.parent.get(heading)
-        if parent is not None and (
-            class_weight(heading, negative) < 0
-            or (
-                _share_linking_away(heading, measures) > 0.33
-                and parent.tag != "li"
-                and not _a_records_author(heading, records, measures)
-                and not _heads_prose(heading, measures)
+    remove_each(
+        (
+            element
+            for element in content.iter()
+            if _is_posters_rank(element, measures) or (reads_as_article and _is_byline(element, measures, records))
+        ),
+        measures,
+    )
+    remove_each(
+        (
+            heading
+            for heading in content.iter()
+            if heading.tag in HEADINGS
+            and (
+                class_weight(heading, negative) < 0
+                or (
+                    _share_linking_away(heading, measures) > 0.33
+                    and measures.parent[heading].tag != "li"
+                    and not _a_records_author(heading, records, measures)
+                    and not _heads_prose(heading, measures)
+                )
             )
-        ):
-            remove_keeping_tail(parent, heading)
+        ),
+        measures,
+    )
 
 
 CLEANED = ("div", "section", "ul", "ol", "table", "figure", "header", "dl")
@@ -513,10 +514,7 @@ def drop_placeholders(content: Element) -> None:
         measures = Measures(content)
         filler = [element for element in content.iter() if _is_filler(element)]
         if sum(measures.chars.get(element, 0) for element in filler) < FILLER_SHARE * measures.chars.get(content, 0):
-            for element in filler:
-                parent = measures.parent.get(element)
-                if parent is not None and element in parent:
-                    remove_keeping_tail(parent, element)
+            remove_each(filler, measures)
 
 
 def _is_filler(element: Element) -> bool:
@@ -567,7 +565,8 @@ def drop_teasers(content: Element, *, article: bool) -> None:
     )
     if not (article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * measures.chars.get(content, 0)):
         return
-    for parent in list(content.iter()):
+    rails: list[Element] = []
+    for parent in content.iter():
         children = list(parent)
         for index, child in enumerate(children):
             if not _is_rail_label(child, measures):
@@ -583,9 +582,8 @@ def drop_teasers(content: Element, *, article: bool) -> None:
                     break
                 rail.append(sibling)
             if rail or last:
-                for element in [child, *rail]:
-                    if element in parent:
-                        remove_keeping_tail(parent, element)
+                rails += [child, *rail]
+    remove_each(rails, measures)
 
 
 def _is_cards(element: Element, measures: Measures) -> bool:
@@ -651,12 +649,9 @@ def drop_repeated_labels(content: Element) -> None:
         if parent is None or measures.chars.get(parent, 0) == chars or parent.tag in LABELS_KEPT:
             continue
         seen.setdefault(" ".join("".join(element.itertext()).split()), []).append(element)
-    for elements in seen.values():
-        if len(elements) >= LABEL_REPEATS:
-            for element in elements:
-                parent = measures.parent.get(element)
-                if parent is not None and element in parent:
-                    remove_keeping_tail(parent, element)
+    remove_each(
+        (element for elements in seen.values() if len(elements) >= LABEL_REPEATS for element in elements), measures
+    )
 
 
 LABEL_CHARS = 40
@@ -688,16 +683,20 @@ def drop_second_copies(content: Element) -> None:
             continue
         if measures.chars.get(parent, 0) != chars:
             by_length.setdefault(chars, []).append(element)
+    copies: list[Element] = []
     for elements in by_length.values():
         if len(elements) < 2:
             continue
         seen: dict[str, Element] = {}
         for element in elements:
             first = seen.setdefault(paragraph_text(element), element)
-            if first is element or not _near(first, element, measures):
-                continue
-            if enclosing(element, "blockquote", measures) is None:
-                remove_keeping_tail(measures.parent[element], element)
+            if (
+                first is not element
+                and _near(first, element, measures)
+                and enclosing(element, "blockquote", measures) is None
+            ):
+                copies.append(element)
+    remove_each(copies, measures)
 
 
 COPY_CHARS = 100

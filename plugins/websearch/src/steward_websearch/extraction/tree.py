@@ -3,7 +3,7 @@ ancestors and siblings, and removal that keeps the text around what goes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from xml.etree.ElementTree import Element
 
 from steward_websearch.extraction.vocabulary import CODE
@@ -47,30 +47,48 @@ def drop_where(root: Element, unwanted: Callable[[Element, str], bool]) -> None:
     stack = [root]
     while stack:
         parent = stack.pop()
-        kept: list[Element] = []
-        for child in parent:
-            if not unwanted(child, child.tag if isinstance(child.tag, str) else ""):
-                kept.append(child)
-            elif child.tail and child.tail.strip():
-                if kept:
-                    kept[-1].tail = (kept[-1].tail or "") + child.tail
-                else:
-                    parent.text = (parent.text or "") + child.tail
-        if len(kept) < len(parent):
-            parent[:] = kept
-        stack.extend(kept)
+        stack.extend(
+            _drop_children(parent, lambda child: unwanted(child, child.tag if isinstance(child.tag, str) else ""))
+        )
+
+
+def remove_each(elements: Iterable[Element], measures: Measures) -> None:
+    """Remove ``elements``, keeping their tails; one already gone, or inside one that goes, is no
+    matter. Each parent's children are rebuilt once, however many of them go."""
+    gone = set(elements)
+    for parent in {measures.parent[element] for element in gone if element in measures.parent}:
+        _drop_children(parent, gone.__contains__)
 
 
 def remove_keeping_tail(parent: Element, child: Element) -> None:
     """Remove ``child`` but keep its tail text, which belongs to the parent."""
     if child.tail and child.tail.strip():
         index = list(parent).index(child)
-        if index > 0:
-            previous = parent[index - 1]
-            previous.tail = (previous.tail or "") + child.tail
-        else:
-            parent.text = (parent.text or "") + child.tail
+        _keep_tail(parent, parent[index - 1] if index > 0 else None, child.tail)
     parent.remove(child)
+
+
+def _drop_children(parent: Element, unwanted: Callable[[Element], bool]) -> list[Element]:
+    """Remove ``parent``'s unwanted children, keeping their tails; the children kept."""
+    kept: list[Element] = []
+    for child in parent:
+        if not unwanted(child):
+            kept.append(child)
+        else:
+            _keep_tail(parent, kept[-1] if kept else None, child.tail)
+    if len(kept) < len(parent):
+        parent[:] = kept
+    return kept
+
+
+def _keep_tail(parent: Element, before: Element | None, tail: str | None) -> None:
+    """Give the tail of a child that goes to the sibling ``before`` it, or to ``parent``'s text."""
+    if not tail or not tail.strip():
+        return
+    if before is not None:
+        before.tail = (before.tail or "") + tail
+    else:
+        parent.text = (parent.text or "") + tail
 
 
 class Measures:
