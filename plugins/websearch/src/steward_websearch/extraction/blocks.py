@@ -14,6 +14,18 @@ def holds_the_page(element: Element, measures: Measures, total: int) -> bool:
     return total > 0 and measures.chars.get(element, 0) >= total / 2
 
 
+def title_words(title: str) -> str:
+    """A title as headings are compared with it: its whitespace collapsed, lowercased."""
+    return " ".join(title.split()).lower()
+
+
+def says_the_title(element: Element, title: str) -> bool:
+    """Whether ``element`` says the page's ``title`` (``title_words``), or its start: the title
+    metadata gives often ends with the site's name."""
+    said = paragraph_text(element).lower()
+    return bool(said) and (said == title or title.startswith(said))
+
+
 def is_main(element: Element) -> bool:
     """The ``main`` landmark, by its tag or its ``role``."""
     return element.tag == "main" or (element.get("role") or "").lower() == "main"
@@ -32,7 +44,7 @@ def is_dated(element: Element) -> bool:
     """Whether ``element`` gives a date: a ``time``, or a date written out ("Jan 5, 2024", "2024-01-05")."""
     if next(element.iter("time"), None) is not None:
         return True
-    return bool(DATE.search(" ".join("".join(element.itertext()).split())))
+    return bool(DATE.search(paragraph_text(element)))
 
 
 DATE = re.compile(

@@ -560,7 +560,7 @@ def drop_teasers(content: Element, *, article: bool) -> None:
             tag in TEASER_TAGS
             and measures.chars.get(child, 0) <= TEASER_CHARS
             and measures.link_density(child) >= 0.5
-            and bool(TEASER.match(" ".join("".join(child.itertext()).split())))
+            and bool(TEASER.match(paragraph_text(child)))
         ),
     )
     if not (article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * measures.chars.get(content, 0)):
@@ -602,7 +602,7 @@ def _is_rail_label(element: Element, measures: Measures) -> bool:
         element.tag in TEASER_TAGS
         and 0 < chars <= RAIL_LABEL_CHARS
         and not measures.link_chars.get(element, 0)
-        and bool(RAIL_LABEL.fullmatch(" ".join("".join(element.itertext()).split())))
+        and bool(RAIL_LABEL.fullmatch(paragraph_text(element)))
     )
 
 
@@ -648,7 +648,7 @@ def drop_repeated_labels(content: Element) -> None:
         parent = measures.parent.get(element)
         if parent is None or measures.chars.get(parent, 0) == chars or parent.tag in LABELS_KEPT:
             continue
-        seen.setdefault(" ".join("".join(element.itertext()).split()), []).append(element)
+        seen.setdefault(paragraph_text(element), []).append(element)
     remove_each(
         (element for elements in seen.values() if len(elements) >= LABEL_REPEATS for element in elements), measures
     )

@@ -27,10 +27,11 @@ from xml.etree.ElementTree import Element
 import msgspec
 
 from steward_websearch.extraction import boilerplate, cleaning, linked_data, main_content, streaming
+from steward_websearch.extraction.blocks import says_the_title, title_words
 from steward_websearch.extraction.links import absolute_url
 from steward_websearch.extraction.markdown import Renderer
 from steward_websearch.extraction.parse import parse_html
-from steward_websearch.extraction.tree import flatten_deep, remove_keeping_tail
+from steward_websearch.extraction.tree import flatten_deep, paragraph_text, remove_keeping_tail
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 JSON_TYPES = frozenset({"application/json", "text/json"})
@@ -315,12 +316,12 @@ def _meta(root: Element) -> dict[str, str]:
 def _metadata(root: Element, url: str) -> dict[str, str]:
     meta = _meta(root)
     title_element = root.find("head/title")
-    page_title = " ".join("".join(title_element.itertext()).split()) if title_element is not None else ""
+    page_title = paragraph_text(title_element) if title_element is not None else ""
     title = meta.get("og:title") or meta.get("twitter:title") or page_title
     metadata = {"url": url}
     if not title:
         heading = next(root.iter("h1"), None)
-        title = " ".join("".join(heading.itertext()).split()) if heading is not None else ""
+        title = paragraph_text(heading) if heading is not None else ""
     values = {
         "title": title,
         "byline": meta.get("author")
@@ -354,11 +355,10 @@ def _drop_title_heading(content: Element, title: str) -> None:
     """The title is metadata; an ``h1`` repeating it would only repeat it."""
     if not title:
         return
-    wanted = " ".join(title.split()).lower()
+    wanted = title_words(title)
     for parent in content.iter():
         for child in list(parent):
             if child.tag == "h1":
-                text = " ".join("".join(child.itertext()).split()).lower()
-                if text and (text == wanted or wanted.startswith(text)):
+                if says_the_title(child, wanted):
                     remove_keeping_tail(parent, child)
                 return

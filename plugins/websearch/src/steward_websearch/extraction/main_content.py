@@ -20,6 +20,8 @@ from steward_websearch.extraction.blocks import (
     is_dated,
     is_main,
     record_kind,
+    says_the_title,
+    title_words,
     worthy_paragraph,
 )
 from steward_websearch.extraction.roles import PORTRAITS, ROLE_WORDS, class_weight, class_words
@@ -179,19 +181,19 @@ def _lead(body: Element, chosen: Element, measures: Measures, title_text: str) -
     Templates put the title and its standfirst in a header of their own, and the body the scores
     find after it; the lead is the story's first paragraph all the same. When the title (the last
     ``h1`` before the content: a site's logo can be an ``h1`` too; without one, the headline,
-    ``_is_headline``) stands outside the content, and
-    the block holding both says little else (at most ``LEAD_SPAN`` times what the content says:
-    the article, not the page around it), the written paragraphs and decks after the title and
-    before the content are taken with it (``_is_lead``; not a dateline, ``DATELINE_CHARS``), up to
-    the first picture: what follows a picture is its caption. Not a picture in a ``figure``, which
-    holds its own caption, nor the author's photo or an icon beside the title (``_is_portrait``).
+    ``_is_headline``) stands outside the content, and the block holding both says little else (at
+    most ``LEAD_SPAN`` times what the content says: the article, not the page around it), the
+    written paragraphs and decks after the title and before the content are taken with it
+    (``_is_lead``; not a dateline, ``DATELINE_CHARS``), up to the first picture: what follows a
+    picture is its caption. Not a picture in a ``figure``, which holds its own caption, nor the
+    author's photo or an icon beside the title (``_is_portrait``).
     """
     if not len(chosen):
         return []
     first = chosen[0]
     taken = {id(element) for element in chosen.iter()}
     title = headline = None
-    wanted = " ".join(title_text.split()).lower()
+    wanted = title_words(title_text)
     for element in body.iter():
         if element is first:
             break
@@ -248,15 +250,12 @@ CAROUSELS = frozenset({"carousel", "slider", "swiper", "slides"})
 def _is_headline(element: Element, title: str) -> bool:
     """A title set as something else than an ``h1`` (the ``h1`` sits in the breadcrumbs): the page
     says it is the headline (``itemprop=headline``), a heading is named the entry's title, or a
-    heading says the page's title (``title``, as its metadata gives it, lowercased)."""
+    heading says the page's title (``title``, as its metadata gives it: ``title_words``)."""
     if (element.get("itemprop") or "").strip().lower() == "headline":
         return True
     if element.tag not in HEADLINE_TAGS:
         return False
-    if class_words(element) & HEADLINE_WORDS:
-        return True
-    said = " ".join(paragraph_text(element).split()).lower() if title else ""
-    return bool(said) and (said == title or title.startswith(said))
+    return bool(class_words(element) & HEADLINE_WORDS) or (bool(title) and says_the_title(element, title))
 
 
 HEADLINE_TAGS = frozenset({"h2", "h3"})
