@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from xml.etree.ElementTree import Element
 
 from steward_websearch.extraction.blocks import (
@@ -69,7 +69,7 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
     and on an article a caption that is no ``figcaption`` (``drop_unmarked_captions``).
     """
     fields = _sign_up_fields(root)
-    titled = _holding_a_title(root) if fields else set()
+    titled = _around(root, lambda element: element.tag == "h1") if fields else set()
     _drop_structural(root, article=article, furniture=True)
     measures = Measures(root)
     boxes_dropped = bool(fields) and _drop_sign_up_boxes(root, fields, titled, measures)
@@ -149,19 +149,6 @@ def _asks_for_email(field: Element) -> bool:
 
 
 EMAIL_FIELD = re.compile(r"e-?mail", re.IGNORECASE)
-
-
-def _holding_a_title(root: Element) -> set[Element]:
-    """Every element that holds an ``h1``, as the page was written (before its breadcrumbs and
-    menus go: a template can set the ``h1`` there and the visible title beside it)."""
-    parent = {child: element for element in root.iter() for child in element}
-    found: set[Element] = set()
-    for title in root.iter("h1"):
-        node: Element | None = title
-        while node is not None and node not in found:
-            found.add(node)
-            node = parent.get(node)
-    return found
 
 
 def _drop_sign_up_boxes(root: Element, fields: list[Element], titled: set[Element], measures: Measures) -> bool:
@@ -267,7 +254,7 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     """
     panels = _Panels()
     panels.read_controls(root)
-    around_main = _around_main(root) if furniture else set()
+    around_main = _around(root, is_main) if furniture else set()
     drawers = set() if article or not furniture else _drawers(e for e in around_main if is_main(e))
     drawers.update([element for drawer in drawers for element in drawer.iter("aside")])
 
@@ -318,9 +305,10 @@ def _is_written(element: Element, measures: Measures) -> bool:
     return holds(element, HEADINGS) or any(worthy_paragraph(paragraph, measures) for paragraph in element.iter("p"))
 
 
-def _around_main(root: Element) -> set[Element]:
-    """Every ``main`` landmark of the page and the elements around it, found in one walk: the
-    furniture that must stay as a wrapper, and the landmarks whose drawers are content."""
+def _around(root: Element, wanted: Callable[[Element], bool]) -> set[Element]:
+    """Every element ``wanted`` names and the elements around it, found in one walk: the ``main``
+    landmarks and the furniture that must stay as their wrapper; the ``h1`` and the blocks that
+    held it as the page was written (before its breadcrumbs went with the navigation)."""
     found: set[Element] = set()
     path: list[Element] = []
     stack: list[tuple[Element, int]] = [(root, 0)]
@@ -328,7 +316,7 @@ def _around_main(root: Element) -> set[Element]:
         element, depth = stack.pop()
         del path[depth:]
         path.append(element)
-        if is_main(element):
+        if wanted(element):
             found.update(path)
         stack.extend((child, depth + 1) for child in reversed(element))
     return found
