@@ -552,6 +552,8 @@ STORY_BODY = "<div class='story-body'>{}</div>".format(
         for n in range(6)
     )
 )
+WRAPPED_STORY = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
+"""The story as templates wrap it below their header: the lead is looked for beside it."""
 
 
 def test_the_standfirst_between_the_title_and_the_story_is_its_lead():
@@ -561,8 +563,7 @@ def test_the_standfirst_between_the_title_and_the_story_is_its_lead():
         " doors stay open from next month.</p></div><div class='metadata'><p>Chat with us in Messenger and find out"
         " what is happening in town as it unfolds, day and night.</p></div></div>"
     )
-    body = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
-    text = markdown(f"<main><article>{header}{body}</article></main>", ARTICLE_TYPE)
+    text = markdown(f"<main><article>{header}{WRAPPED_STORY}</article></main>", ARTICLE_TYPE)
     assert "Four thousand residents signed the petition" in text
     assert text.index("Four thousand residents") < text.index("Part 0:"), "the lead comes first"
     assert "Chat with us" not in text, "a paragraph in a block named like boilerplate is no lead"
@@ -571,7 +572,7 @@ def test_the_standfirst_between_the_title_and_the_story_is_its_lead():
         "<p>The library on Main Street, as seen from the park on a summer evening.</p>"
     )
     text = markdown(
-        f"<main><article><div class='top'><h1>Library stays open</h1>{caption}</div>{body}</article></main>"
+        f"<main><article><div class='top'><h1>Library stays open</h1>{caption}</div>{WRAPPED_STORY}</article></main>"
     )
     assert "seen from the park" not in text, "after a picture, a paragraph is its caption, not the lead"
     top = f"<div class='top'><h1>Town news</h1><p>{'Everything that happened in town this week, day by day. ' * 2}</p></div>"
@@ -580,35 +581,33 @@ def test_the_standfirst_between_the_title_and_the_story_is_its_lead():
         " honey from the farms around, from eight until noon.</p></div>"
         for n in range(6)
     )
-    text = markdown(f"<div class='page'>{top}<div class='events'>{events}</div>{body}</div>")
+    text = markdown(f"<div class='page'>{top}<div class='events'>{events}</div>{WRAPPED_STORY}</div>")
     assert "Everything that happened" not in text, "a title over more than the story is the page's, not the story's"
 
 
 def test_the_lead_in_the_articles_header_and_a_deck_set_as_a_heading_are_the_lead():
-    body = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
     header = (
         "<header class='article-header'><h1>Library stays open on Sundays</h1><p class='intro'>Four thousand"
         " residents signed the petition; the council listened, and the doors stay open.</p></header>"
     )
-    text = markdown(f"<main><article>{header}{body}</article></main>", ARTICLE_TYPE)
+    text = markdown(f"<main><article>{header}{WRAPPED_STORY}</article></main>", ARTICLE_TYPE)
     assert "Four thousand residents" in text, "an article's header is where its lead sits, no boilerplate"
     deck = (
         "<div class='article-head'><h1>Library stays open on Sundays</h1><h2 class='subheadline'>Four thousand"
         " residents signed the petition, and the council listened</h2><h2>Sundays</h2></div>"
     )
-    text = markdown(f"<main><article>{deck}{body}</article></main>", ARTICLE_TYPE)
+    text = markdown(f"<main><article>{deck}{WRAPPED_STORY}</article></main>", ARTICLE_TYPE)
     assert "Four thousand residents signed the petition, and" in text, "a deck set as a heading is a lead"
     assert "## Sundays" not in text, "a short heading is no deck"
     unclosed = (
         "<div class='article-head'><h1>Library stays open on Sundays</h1><h2>Four thousand residents signed the"
-        f" petition, and the council listened{body}</h2></div>"
+        f" petition, and the council listened{WRAPPED_STORY}</h2></div>"
     )
     text = markdown(f"<main><article>{unclosed}</article></main>", ARTICLE_TYPE)
     assert text.count("Part 0:") == 1, "a heading left open around the story is no lead: the story comes once"
 
 
 def test_when_the_h1_sits_in_the_breadcrumbs_the_headline_heads_the_lead():
-    body = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
     crumbs = (
         "<nav class='breadcrumbs'><a href='/'>Home</a> » <a href='/town'>Town</a> » <h1>Library stays open</h1></nav>"
     )
@@ -620,39 +619,34 @@ def test_when_the_h1_sits_in_the_breadcrumbs_the_headline_heads_the_lead():
             f"<header class='article-header'>{headline}<div class='lead'><p>Four thousand residents signed the"
             " petition; the council listened, and the doors stay open.</p></div></header>"
         )
-        text = markdown(f"{crumbs}<main><article>{header}{body}</article></main>", ARTICLE_TYPE)
+        text = markdown(f"{crumbs}<main><article>{header}{WRAPPED_STORY}</article></main>", ARTICLE_TYPE)
         assert "Four thousand residents" in text, headline
 
 
 def test_a_heading_saying_the_pages_title_heads_the_lead_and_a_header_that_held_the_h1_is_no_sign_up_box():
-    body = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
     header = (
         "<div class='container'><header><nav><a href='/'>News</a> <h1>Library stays open on Sundays</h1></nav>"
         "<h2 class='text-5xl'>Library stays open on Sundays</h2><p class='text-xl'>Four thousand residents signed"
         " the petition; the council listened, and the doors stay open.</p><form><input type='email'"
         " placeholder='Your e-mail'> Get the next story</form></header></div>"
     )
-    page = f"<html><head><title>Library stays open on Sundays</title></head><body><main>{header}{body}</main></body></html>"
+    page = f"<html><head><title>Library stays open on Sundays</title></head><body><main>{header}{WRAPPED_STORY}</main></body></html>"
     text = extract(page.encode(), url="https://news.example/library", content_type="text/html").markdown
     assert "Four thousand residents" in text
 
 
 def test_the_lead_follows_the_title_nearest_the_story_when_the_page_has_several_and_a_dateline_is_no_lead():
-    body = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
     top = (
         "<div class='top'><h1>Library stays open</h1><p>UPDATED: Tue., Nov. 19, 2019</p><p>Four thousand"
         " residents signed the petition; the council listened, and the doors stay open from next month.</p></div>"
     )
-    page = (
-        f"<div class='brand'><h1><a href='/'>The Town Paper</a></h1></div><main><article>{top}{body}</article></main>"
-    )
+    page = f"<div class='brand'><h1><a href='/'>The Town Paper</a></h1></div><main><article>{top}{WRAPPED_STORY}</article></main>"
     text = markdown(page, ARTICLE_TYPE)
     assert "Four thousand residents signed the petition" in text
     assert "UPDATED" not in text
 
 
 def test_the_lead_runs_past_a_figure_and_the_authors_photo_but_not_the_authors_bio():
-    body = f"<div class='wrap'><div class='col'>{STORY_BODY}</div></div>"
     figure = (
         "<figure><img src='/l.jpg' alt='The library'><figcaption><p>The library on Main Street, as seen from"
         " the park on a summer evening.</p></figcaption></figure>"
@@ -662,7 +656,7 @@ def test_the_lead_runs_past_a_figure_and_the_authors_photo_but_not_the_authors_b
         " next month.</p>"
     )
     text = markdown(
-        f"<main><article><div class='top'><h1>Library stays open</h1>{figure}{lead}</div>{body}</article></main>"
+        f"<main><article><div class='top'><h1>Library stays open</h1>{figure}{lead}</div>{WRAPPED_STORY}</article></main>"
     )
     assert "Four thousand residents signed the petition" in text, "a figure holds its caption: the lead follows it"
     assert "seen from the park" not in text, "the caption is no lead"
@@ -671,7 +665,7 @@ def test_the_lead_runs_past_a_figure_and_the_authors_photo_but_not_the_authors_b
         " libraries, and has written for the paper since 2009.</p></div>"
     )
     text = markdown(
-        f"<main><article><div class='top'><h1>Library stays open</h1>{byline}{lead}</div>{body}</article></main>"
+        f"<main><article><div class='top'><h1>Library stays open</h1>{byline}{lead}</div>{WRAPPED_STORY}</article></main>"
     )
     assert "Four thousand residents signed the petition" in text, "the author's photo is no picture with a caption"
     assert "Ada Byrne covers" not in text, "the author's bio is no lead"
