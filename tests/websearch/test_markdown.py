@@ -1,7 +1,11 @@
 """Markdown and text as a browser would show the page: whitespace collapsed, a line break only
 where ``<br>`` puts one, absolute links, images only when they say what they show."""
 
+import html as html_lib
+import re
+
 import pytest
+from markdown_it import MarkdownIt
 from steward_websearch.extraction import parse_html
 from steward_websearch.extraction.markdown import Renderer
 
@@ -153,3 +157,100 @@ def test_soft_hyphens_and_ruby_readings_are_not_in_the_line_of_text(parser):
     html = "<p>Schon im Mit&shy;tel&shy;al&shy;ter.</p><p><ruby>子<rp>(</rp><rt>こ</rt><rp>)</rp></ruby>ども</p>"
     assert render(html, parser=parser) == "Schon im Mittelalter.\n\n子ども"
     assert render(html, markdown=False, parser=parser) == "Schon im Mittelalter.\n\n子ども"
+
+
+def test_emphasis_and_links_keep_no_break_spaces_outside_their_syntax(parser):
+    """``** bold **`` is two literal asterisks to a Markdown reader, and ``&nbsp;`` is a space."""
+    html = (
+        "<p>Rate:<b>\u00a0</b>high <b>Kelly Surrency\u00a0</b>coaches <i>\u00a0affiliate links.\u00a0</i>"
+        "Try<a href='/tea'>\u00a0</a>tea</p>"
+    )
+    assert render(html, parser=parser) == (
+        "Rate:\u00a0high **Kelly Surrency**\u00a0coaches \u00a0*affiliate links.*\u00a0Try\u00a0tea"
+    )
+
+
+def test_emphasis_a_reader_would_not_read_as_emphasis_is_plain_text(parser):
+    html = "<p><b>Note:</b>Text, <i>Ayy wrote:</i>Last, was<s>$500</s>, <i><b>Fortune</b></i><b>®</b> 500</p>"
+    assert render(html, parser=parser) == "Note:Text, Ayy wrote:Last, was$500, ***Fortune***® 500"
+
+
+def test_bold_inside_bold_is_bold_once(parser):
+    html = "<p><em><em><strong><em><strong>10</strong></em></strong></em><strong>LUOA</strong> only</em></p>"
+    assert render(html, parser=parser) == "***10LUOA** only*"
+    assert render("<p><b>a <b>b</b> c</b></p>", parser=parser) == "**a b c**"
+
+
+def test_code_spans_hold_their_backticks_and_never_touch(parser):
+    html = "<p><code>'ß'</code><code>U+00DF</code> <code>a`b</code> <code>`x`</code> <kbd>Ctrl</kbd>+<kbd>F</kbd> <code>rehash<br>which</code></p>"
+    assert render(html, parser=parser) == "`'ß'U+00DF` ``a`b`` `` `x` `` `Ctrl`+`F` `rehash which`"
+
+
+def test_a_code_block_holding_a_fence_gets_a_longer_one(parser):
+    html = "<pre><code class='language-md'>```tasks\nnot done\n```</code></pre>"
+    assert render(html, parser=parser) == "````md\n```tasks\nnot done\n```\n````"
+
+
+def test_text_that_reads_as_markup_is_escaped(parser):
+    html = "<p>Returns Option&lt;U&gt; from &lt;entry&gt;, &amp;amp; is an entity, 1 &lt; 2 &amp; AT&amp;T ~~no~~</p>"
+    assert render(html, parser=parser) == (
+        "Returns Option\\<U> from \\<entry>, \\&amp; is an entity, 1 < 2 & AT&T \\~\\~no\\~\\~"
+    )
+
+
+def test_a_line_of_a_paragraph_opens_no_block(parser):
+    html = "<p><b>Read also<br>&gt;&gt;</b> the story</p><p># not a heading</p><p>Title<br>===</p><p>#hashtag</p>"
+    assert render(html, parser=parser) == (
+        "**Read also  \n\\>>** the story\n\n\\# not a heading\n\nTitle  \n\\===\n\n#hashtag"
+    )
+
+
+def test_parentheses_in_a_link_target_are_encoded(parser):
+    html = "<p><a href='/wiki/Ajax_(programming)'>AJAX</a> <img src='/img/sign-up%20(2).png' alt='Sign up'></p>"
+    assert render(html, parser=parser) == (
+        "[AJAX](https://docs.example/wiki/Ajax_%28programming%29) "
+        "![Sign up](https://docs.example/img/sign-up%20%282%29.png)"
+    )
+
+
+def test_a_list_nested_in_a_numbered_item_is_indented_past_its_number(parser):
+    items = "".join(f"<li>Item {n}</li>" for n in range(1, 10))
+    html = f"<ol>{items}<li>Ten<ul><li>Inner</li></ul></li></ol>"
+    assert render(html, parser=parser).endswith("10. Ten\n    - Inner")
+
+
+def test_a_pipe_is_escaped_in_markdown_tables_only(parser):
+    html = "<table><tr><th>Key</th><th>Means</th></tr><tr><td>a|b</td><td>either</td></tr></table>"
+    assert render(html, parser=parser) == "| Key | Means |\n| --- | --- |\n| a\\|b | either |"
+    assert render(html, markdown=False, parser=parser) == "Key Means\na|b either"
+
+
+READ_BACK = [
+    "<p>Rate:<b>\u00a0</b>high, <b>Kelly\u00a0</b>coaches, <i>\u00a0links.\u00a0</i>Try<a href='/t'>\u00a0</a>tea</p>",
+    "<p><b>Note:</b>Text <i>wrote:</i>Last was<s>$500</s> <i><b>Fortune</b></i><b>®</b></p>",
+    "<p>Fees $636<sup>*</sup><b>⁹</b> and <b>*</b>starred <i>(I</i> think<i>)</i> <b>\ufeffOur Take:\u00a0</b>The</p>",
+    "<p><code>a</code><code>b</code> <code>x`y</code> <kbd>Ctrl</kbd>+<kbd>F</kbd> <code>rehash<br>which</code></p>",
+    "<p>Option&lt;U&gt; &lt;head&gt; &lt;!-- x --&gt; &lt;https://a.example&gt; &amp;copy; AT&amp;T</p>",
+    "<p><b>Read also<br>&gt;&gt;</b> the story</p><p># Hash</p><p>Title<br>---</p><p>1) one<br>+ two</p>",
+    "<p><a href='/wiki/Ajax_(programming)'>AJAX (p)</a> and <a href='/a b\\c'>spaced</a></p>",
+    "<pre>```tasks\nnot done\n```</pre><p>after ``` fence</p>",
+    "<ol>"
+    + "<li>x</li>" * 9
+    + "<li>Ten<ol><li><p>Para</p><ol><li><blockquote>said</blockquote></li></ol></li></ol></li></ol>",
+    "<table><tr><th>a|b</th><th><b>c</b>|</th></tr><tr><td><code>x|y</code></td><td>_z_</td></tr></table>",
+    "<h2><b>Game D</b><b>ay</b> <i>[draft]</i> *</h2><p>snake_case __init__ 2*3*4 a * b</p>",
+]
+
+
+@pytest.mark.parametrize("html", READ_BACK)
+def test_a_markdown_reader_shows_the_words_the_text_shows(html, parser):
+    """The Markdown, read back by a CommonMark reader, shows what the plain text says: no
+    literal asterisks or backticks, no words swallowed as HTML, no link cut short."""
+    shown = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(render(html, parser=parser))
+    shown = re.sub(r"</?(p|li|h\d|pre|blockquote|tr|td|th|br|ul|ol)\b[^>]*>", " ", shown)
+    visible = html_lib.unescape(re.sub(r"<[^>]+>", "", shown))
+    marker = re.compile(r"\d+[.)]|[-+*]")
+    text = render(html, markdown=False, parser=parser)
+    assert [word for word in visible.split() if not marker.fullmatch(word)] == [
+        word for word in text.split() if not marker.fullmatch(word)
+    ]

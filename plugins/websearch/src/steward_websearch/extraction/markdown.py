@@ -11,21 +11,22 @@ from __future__ import annotations
 import re
 from xml.etree.ElementTree import Element
 
+from steward_websearch.extraction import commonmark
 from steward_websearch.extraction.links import absolute_url
 from steward_websearch.extraction.vocabulary import BLOCKS, NEVER_TEXT
 
 _SPACES = re.compile(r"[ \t\n\r\f]+")
 BREAK = "\x00"
 """Where a ``<br>`` was: the only line break inside a block (NUL never survives parsing as text)."""
-_EDGES = " \t\n\r\f" + BREAK
-"""What may stand at the edges of a link or an emphasis without being part of it: spaces and breaks."""
-_ESCAPE = re.compile(r"([\\`*_\[\]])")
 _INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
 """Zero-width characters: a block of nothing else shows nothing (inside text they join emoji)."""
+_ASIDE = f"\\s{BREAK}\u200b\u200c\u200d\u2060\ufeff"
+_EDGES = re.compile(f"^([{_ASIDE}]*)(.*?)([{_ASIDE}]*)$", re.S)
+"""What may stand at the edges of a link or an emphasis without being part of it: any space
+(a no-break space too: ``** bold **`` is not bold to a Markdown reader), breaks, and zero-width
+characters."""
 SOFT_HYPHEN = "\u00ad"
 """Where a word may break across lines (``&shy;``): shown only when it does, so never in one line of text."""
-_TOUCHING_STRONG = re.compile(r"(?<![\\*])\*\*\*\*(?!\*)")
-"""Where one ``<strong>`` ends and the next begins (``<b>Game D</b><b>ay</b>``): one run of bold."""
 
 
 class Renderer:
@@ -41,6 +42,8 @@ class Renderer:
         self._blocks(root, blocks)
         shown = _between_text([block for block in blocks if _INVISIBLE.sub("", block).strip()])
         text = re.sub(r"\n{3,}", "\n\n", "\n\n".join(shown)).strip()
+        if self.markdown:
+            text = commonmark.resolve(text)
         return text.replace(SOFT_HYPHEN, "")
 
     # blocks
@@ -88,14 +91,15 @@ class Renderer:
             if text:
                 out.append(text)
         elif tag in ("ul", "ol"):
-            lines = self._list(element, tag == "ol", 0)
+            lines = self._list(element, tag == "ol", "")
             if lines:
                 out.append("\n".join(lines))
         elif tag == "pre":
             code = _code_text(element).strip("\n")
             if code.strip():
                 language = _code_language(element)
-                out.append(f"```{language}\n{code}\n```" if self.markdown else code)
+                fence = commonmark.code_fence(code)
+                out.append(f"{fence}{language}\n{commonmark.plain(code)}\n{fence}" if self.markdown else code)
         elif tag == "blockquote":
             inner: list[str] = []
             self._blocks(element, inner, depth + 1)
@@ -125,13 +129,14 @@ class Renderer:
 
     def _lines(self, text: str) -> str:
         """Inline text as a block: spaces collapsed as a browser does, a line break only per ``<br>``."""
-        text = self._join_touching(text)
-        if BREAK not in text:
-            return _SPACES.sub(" ", text).strip()
         lines = (_SPACES.sub(" ", line).strip() for line in text.split(BREAK))
+        if self.markdown:
+            lines = (commonmark.line(line) for line in lines)
         return self.hard_break.join(line for line in lines if line)
 
-    def _list(self, element: Element, ordered: bool, level: int) -> list[str]:
+    def _list(self, element: Element, ordered: bool, indent: str) -> list[str]:
+        """A list's lines, each item's further lines and nested lists indented to where its text
+        starts (past ``10.``), which is where a Markdown reader looks for them."""
         lines: list[str] = []
         number = 0
         for item in element:
@@ -154,21 +159,20 @@ class Renderer:
             shell.extend(own)
             blocks: list[str] = []
             self._blocks(shell, blocks)
-            indent = "  " * level
+            continuation = indent + " " * (len(marker) + 1 if marker else 0)
             text = "\n\n".join(blocks).strip()
             if text:
-                continuation = indent + " " * (len(marker) + 1 if marker else 0)
                 first, *rest = text.split("\n")
                 text = "\n".join([first, *((continuation + line) if line else "" for line in rest)])
                 lines.append(f"{indent}{marker} {text}".rstrip() if marker else f"{indent}{text}")
             for child in nested:
-                lines.extend(self._list(child, child.tag == "ol", level + 1))
+                lines.extend(self._list(child, child.tag == "ol", continuation if marker else indent + "  "))
         return lines
 
     def _table(self, table_rows: list[list[Element]]) -> str:
         rows = []
         for row in table_rows:
-            cells = [self._inline_text(cell).replace("|", "\\|") for cell in row]
+            cells = [self._inline_text(cell) for cell in row]
             if any(cells):
                 rows.append(cells)
         if not rows:
@@ -176,7 +180,7 @@ class Renderer:
         if not self.markdown:
             return "\n".join(" ".join(cell for cell in row if cell) for row in rows)
         width = max(len(row) for row in rows)
-        rows = [row + [""] * (width - len(row)) for row in rows]
+        rows = [[cell.replace("|", "\\|") for cell in row] + [""] * (width - len(row)) for row in rows]
         lines = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * width]
         lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
         return "\n".join(lines)
@@ -184,11 +188,8 @@ class Renderer:
     # inline
     def _inline_text(self, element: Element) -> str:
         """One line: headings and table cells have no line breaks."""
-        text = self._join_touching(self._inline(element, top=True))
+        text = self._inline(element, top=True)
         return _SPACES.sub(" ", text.replace(BREAK, " ")).strip()
-
-    def _join_touching(self, text: str) -> str:
-        return _TOUCHING_STRONG.sub("", text) if self.markdown else text
 
     def _inline(self, element: Element, top: bool = False) -> str:
         tag = element.tag if isinstance(element.tag, str) else ""
@@ -210,34 +211,36 @@ class Renderer:
             parts.append(self._escape(child.tail or ""))
             previous = child
         content = "".join(parts)
-        if top or not self.markdown or not content.strip(_EDGES):
+        if top or not self.markdown:
             return content
         return self._decorate(tag, element, content)
 
     def _decorate(self, tag: str, element: Element, content: str) -> str:
         """``content`` as a link or with its emphasis; spaces and ``<br>`` at its edges stay outside the
-        syntax (``<b>Title<br></b>`` is ``**Title**`` and a break, never a bold run cut by a break)."""
-        inner = content.strip(_EDGES)
-        lead, trail = content[: len(content) - len(content.lstrip(_EDGES))], content[len(content.rstrip(_EDGES)) :]
+        syntax (``<b>Title<br></b>`` is ``**Title**`` and a break, never a bold run cut by a break),
+        and an element of nothing else has none."""
+        lead, inner, trail = _EDGES.match(content).groups()
+        if not inner:
+            return content
         if tag == "a":
             href = (element.get("href") or "").strip()
             target = None if href.startswith("#") else absolute_url(self.base_url, href)
             if target:
-                return f"{lead}[{inner}]({_link_target(target)}){trail}"
+                return f"{lead}[{inner}]({commonmark.link_destination(target)}){trail}"
             return content
         if tag in ("strong", "b"):
-            return f"{lead}**{inner}**{trail}"
+            return lead + commonmark.wrap(commonmark.STRONG, inner) + trail
         if tag in ("em", "i", "cite"):
-            return f"{lead}*{inner}*{trail}"
+            return lead + commonmark.wrap(commonmark.EMPHASIS, inner) + trail
         if tag == "code" or tag == "kbd":
-            code = _SPACES.sub(" ", "".join(element.itertext())).strip()
-            return f"{lead}`{code}`{trail}"
+            code = _SPACES.sub(" ", _code_text(element)).strip()
+            return lead + commonmark.wrap(commonmark.CODE, commonmark.plain(code)) + trail
         if tag in ("s", "del", "strike"):
-            return f"{lead}~~{inner}~~{trail}"
+            return lead + commonmark.wrap(commonmark.STRIKE, inner) + trail
         return content
 
     def _escape(self, text: str) -> str:
-        return _ESCAPE.sub(r"\\\1", text) if self.markdown else text
+        return commonmark.escape(text) if self.markdown else text
 
     def _image(self, element: Element) -> str:
         """``![alt](src)`` for an image that says what it shows; nothing for one that does not.
@@ -251,7 +254,7 @@ class Renderer:
         if not self.markdown or not _says_something(alt) or not source:
             return ""
         alt = alt.replace("[", "\\[").replace("]", "\\]")
-        return f" ![{alt}]({_link_target(source)}) "
+        return f" ![{alt}]({commonmark.link_destination(source)}) "
 
 
 def _run_together(previous: Element | None, child: Element) -> bool:
@@ -322,11 +325,6 @@ PLACEHOLDER_ALT = frozenset(
     null undefined none star stars rating logo graphic banner gallery""".split()
 )
 """Words for a picture, and a script's missing values: an ``alt`` of nothing else describes nothing."""
-
-
-def _link_target(url: str) -> str:
-    """``url`` as a Markdown link target: a space or a closing parenthesis would end it early."""
-    return url.replace(" ", "%20").replace(")", "%29")
 
 
 def _rows(table: Element) -> list[list[Element]]:
