@@ -766,6 +766,24 @@ def test_links_drawn_as_buttons_are_controls_not_text():
     assert "Start your free trial" not in text
 
 
+def test_a_highlighters_column_of_line_numbers_is_not_code():
+    chroma = (
+        "<table class='lntable'><tr><td class='lntd'><pre><code><span>1\n</span><span>2\n</span><span>3\n</span>"
+        "</code></pre></td><td class='lntd'><pre><code class='language-c'>int a;\nint b;\nreturn a + b;</code></pre>"
+        "</td></tr></table>"
+    )
+    pygments = (
+        "<table class='highlighttable'><tr><td class='linenos'><div class='linenodiv'><pre>41\n42</pre></div></td>"
+        "<td class='code'><div class='highlight'><pre>x = 1\ny = 2</pre></div></td></tr></table>"
+    )
+    data = "<table><tr><th>n</th><th>square</th></tr><tr><td><pre>1\n2\n3</pre></td><td><pre>1\n4\n9</pre></td></tr></table>"
+    text = markdown(f"<main><h1>Kettle descaling</h1>{KETTLE_PROSE}{chroma}{pygments}{data}</main>")
+    assert "```c\nint a;\nint b;\nreturn a + b;\n```" in text
+    assert "```\nx = 1\ny = 2\n```" in text
+    assert "41" not in text and "```\n1\n2\n3\n```" not in text
+    assert "| 1 2 3 | 1 4 9 |" in text, "numbers beside numbers are data, not a gutter"
+
+
 def test_loading_placeholders_are_not_text_but_a_sentence_about_loading_is():
     page = (
         f"<main><h1>Kettle descaling</h1>{KETTLE_PROSE}<div class='reviews'><div>Loading...</div></div>"

@@ -3,6 +3,7 @@ that sit inside the block holding the main content."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from xml.etree.ElementTree import Element
@@ -489,6 +490,26 @@ def drop_controls(content: Element) -> None:
 
 
 CONTROLS = frozenset({"btn", "button"})
+
+
+def drop_line_numbers(content: Element) -> None:
+    """Drop the column of line numbers a highlighter sets beside a code block (Pygments'
+    ``linenos``, Chroma's ``lntd``): a ``pre`` that only counts, 1, 2, 3…, in a table row whose
+    other ``pre`` holds more than numbers. Kept, the count reads as a block of code of its own."""
+    gutters = {
+        pre
+        for row in content.iter("tr")
+        if len(blocks := {pre: "".join(pre.itertext()).split() for pre in row.iter("pre")}) > 1
+        and not all(_numbers(words) for words in blocks.values())
+        for pre, words in blocks.items()
+        if _numbers(words) and all(int(after) == int(before) + 1 for before, after in itertools.pairwise(words))
+    }
+    if gutters:
+        drop_where(content, lambda child, tag: child in gutters)
+
+
+def _numbers(words: list[str]) -> bool:
+    return bool(words) and all(word.isdecimal() for word in words)
 
 
 def drop_placeholders(content: Element) -> None:

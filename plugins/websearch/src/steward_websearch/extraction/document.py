@@ -265,6 +265,7 @@ def _html(
     if main_content_only:
         cleaning.drop_menus(content)
         cleaning.drop_controls(content)
+        cleaning.drop_line_numbers(content)
         cleaning.drop_placeholders(content)
         cleaning.drop_credits(content)
         cleaning.drop_teasers(content, article=article)
