@@ -445,6 +445,47 @@ def test_the_second_copy_of_a_block_shown_once_per_screen_size_is_dropped():
     assert text.index("boils a litre") < text.index("Choose a colour"), "the first copy is the one kept"
 
 
+ANSWER = (
+    "<p>I have descaled this kettle every month for two years. Citric acid, two spoons a litre, left"
+    " for an hour, then a rinse: the element comes out clean and the kettle is quiet again.</p>"
+    "<p>Vinegar works too, but the smell stays for days.</p>"
+)
+
+
+def test_a_preview_cut_short_goes_when_the_whole_text_follows():
+    def answer(number: int, author: str, cut_after: str, mark: str) -> str:
+        text = ANSWER.replace("this kettle", f"kettle number {number}")
+        preview = text[: text.index(cut_after) + len(cut_after)] + mark + "</p>"
+        return (
+            f"<article class='message'><h4>{author}</h4><div class='message-body'><div class='preview'>{preview}"
+            f"</div><div class='expanded'>{text}</div></div></article>"
+        )
+
+    thread = answer(1, "ada", "then a rin", "") + answer(2, "brook", "comes out clean", "…")
+    thread += answer(3, "cyd", "then a rinse:", " (more)")
+    text = markdown(f"<main><h1>Kettle descaling</h1>{thread}</main>")
+    for number in (1, 2, 3):
+        assert text.count(f"I have descaled kettle number {number}") == 1, "each answer once, whole"
+    assert text.count("the smell stays for days") == 3
+    for cut in ("rin\n", "…", "(more)"):
+        assert cut not in text
+
+
+def test_a_reply_quoting_the_whole_post_and_tabs_side_by_side_are_not_previews():
+    post = f"<article class='post'>{ANSWER}</article>"
+    reply = (
+        f"<article class='post'>{ANSWER}<p>Thanks, citric acid it is, then; my kettle is quiet again too.</p></article>"
+    )
+    text = markdown(f"<main><h1>Kettle descaling</h1>{post}{reply}</main>")
+    assert text.count("I have descaled this kettle") == 2
+    tab = "<div class='tab'><p>Descale with citric acid, two spoons a litre, for an hour, and rinse twice after it.</p><p>See the guide</p></div>"
+    tabs = (
+        f"<div class='tabs'>{tab}<div class='tab'><p>Filters</p><p>Change the filter every six months.</p></div></div>"
+    )
+    text = markdown(f"<main><h1>Kettle care</h1>{tab}{tabs}<p>Questions? Write to us.</p></main>")
+    assert "Descale with citric acid" in text
+
+
 def test_a_paragraph_the_author_repeats_and_a_distant_repeat_are_kept():
     day = (
         "<p>Lunch: chicken zoodles, one cup of zucchini noodles with peanut sauce, four ounces of chicken"
@@ -780,7 +821,8 @@ def test_a_highlighters_column_of_line_numbers_is_not_code():
     text = markdown(f"<main><h1>Kettle descaling</h1>{KETTLE_PROSE}{chroma}{pygments}{data}</main>")
     assert "```c\nint a;\nint b;\nreturn a + b;\n```" in text
     assert "```\nx = 1\ny = 2\n```" in text
-    assert "41" not in text and "```\n1\n2\n3\n```" not in text
+    assert "41" not in text
+    assert "```\n1\n2\n3\n```" not in text
     assert "| 1 2 3 | 1 4 9 |" in text, "numbers beside numbers are data, not a gutter"
 
 

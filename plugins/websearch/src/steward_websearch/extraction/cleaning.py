@@ -685,7 +685,8 @@ LABELS_KEPT = frozenset({"p", "blockquote", "td", "th", "tr", "code", "pre", "h1
 
 
 def drop_second_copies(content: Element) -> None:
-    """Drop a block that repeats, word for word, a block just before it: one description in a copy per screen size.
+    """Drop a block that repeats, word for word, a block just before it: one description in a copy
+    per screen size; and a preview of a block that follows it whole.
 
     Shops and landing pages render the same text twice, one copy per screen size (or once more in
     ``noscript``), and let the stylesheet show one; a reader sees it once. A copy is a layout block
@@ -693,31 +694,57 @@ def drop_second_copies(content: Element) -> None:
     ``COPY_DISTANCE`` levels up). A written block (a paragraph, a heading, a cell) repeated is
     meant (the same lunch on three days of a meal plan); so is a block repeated far away (a
     documentation page describes one field in the request and in the response); so is anything
-    in a quote (a reply quotes the post it answers), and code.
+    in a quote (a reply quotes the post it answers), and code. A preview is a near relative that
+    says the first part of another block, cut (``…``, "(more)"): the answer a reader expands to
+    read whole is kept whole, once.
     """
     measures = Measures(content)
     by_length: dict[int, list[Element]] = {}
+    by_opening: dict[str, list[tuple[Element, str]]] = {}
     for element in outside_code(content):
         chars = measures.chars.get(element, 0)
         parent = measures.parent.get(element)
         if chars < COPY_CHARS or element.tag in LABELS_KEPT or parent is None:
             continue
-        if measures.chars.get(parent, 0) != chars:
+        if measures.chars.get(parent, 0) != chars and enclosing(element, "blockquote", measures) is None:
             by_length.setdefault(chars, []).append(element)
+            text = paragraph_text(element)
+            by_opening.setdefault(text[:COPY_CHARS], []).append((element, text))
     copies: list[Element] = []
     for elements in by_length.values():
-        if len(elements) < 2:
-            continue
         seen: dict[str, Element] = {}
         for element in elements:
             first = seen.setdefault(paragraph_text(element), element)
-            if (
-                first is not element
-                and _near(first, element, measures)
-                and enclosing(element, "blockquote", measures) is None
-            ):
+            if first is not element and _near(first, element, measures):
                 copies.append(element)
+    for blocks in by_opening.values():
+        copies.extend(
+            preview
+            for preview, text in blocks
+            if any(_previews(preview, text, block, whole, measures) for block, whole in blocks)
+        )
     remove_each(copies, measures)
+
+
+def _previews(preview: Element, text: str, block: Element, whole: str, measures: Measures) -> bool:
+    """Whether ``preview`` says the first part of ``block``, a near relative it is not part of,
+    and says it is cut: it ends in ``…`` or "Read more", or in the middle of a sentence of
+    ``block``, which goes on in lower case (a reply that quotes a whole post before answering it
+    starts with the post, not with a cut; blocks set side by side join as ``flowPerform``)."""
+    stem = CUT.sub("", text)
+    cut = len(stem) < len(text) or (stem[-1:].isalnum() and whole[len(stem) :].removeprefix(" ")[:1].islower())
+    return (
+        cut
+        and len(whole) > len(text)
+        and whole.startswith(stem)
+        and _near(preview, block, measures)
+        and not is_inside(preview, block, measures)
+        and not is_inside(block, preview, measures)
+    )
+
+
+CUT = re.compile(r"\s*(?:…|\.\.\.|\(more\)|\b(?:read|see|show) more\b|\bcontinue reading\b)+\s*$", re.IGNORECASE)
+"""How a preview ends where its text is cut: an ellipsis, "(more)", "Read more", "Continue reading"."""
 
 
 COPY_CHARS = 100
