@@ -1288,10 +1288,22 @@ def test_the_label_of_a_rail_its_script_never_filled_is_dropped():
     assert "Related work" in markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{heading}</article>")
 
 
-def test_a_rail_on_a_listing_is_what_the_page_lists():
+def test_a_section_of_the_newest_pages_on_a_listing_is_what_the_page_lists_but_a_rail_of_others_is_not():
     items = "".join(f"<li><a href='/k{n}'>Kettle {n}, quiet and quick</a></li>" for n in range(8))
-    text = markdown(f"<main><h1>Kettles</h1><ul>{items}</ul>{RAIL}</main>")
-    assert "loudest kettles" in text
+    for label in ("Latest news", "Trending", "Meistgelesen"):
+        text = markdown(f"<main><h1>Kettles</h1><ul>{items}</ul>{RAIL.replace('You may also like...', label)}</main>")
+        assert "loudest kettles" in text, label
+    cards = "".join(
+        f"<div class='card'><a href='/p/{n}'><img src='/{n}.jpg' alt=''></a><h3>Kettle lid {n}</h3><p>$1{n}</p></div>"
+        for n in range(3)
+    )
+    product = f"<main><h1>Quiet Kettle</h1>{KETTLE_PROSE}<p>$60</p><ul><li>1.7 litres, brushed steel</li><li>Cordless base</li></ul>"
+    for label in ("You may also like", "Customers also bought", "Frequently bought together", "Ils vont bien ensemble"):
+        text = markdown(f"{product}<h2>{label}</h2><div class='grid'>{cards}</div></main>")
+        assert "Kettle lid" not in text, label
+        assert label not in text
+        assert "1.7 litres" in text
+    assert "loudest kettles" not in markdown(f"<main><h1>Kettles</h1><ul>{items}</ul>{RAIL}</main>")
 
 
 def test_a_caption_or_credit_beside_a_picture_in_an_article_is_dropped_and_the_picture_stays():

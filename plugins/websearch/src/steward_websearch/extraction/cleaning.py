@@ -306,26 +306,42 @@ def _points_elsewhere(announcement: Element, measures: Measures) -> bool:
 ANNOUNCEMENT_CHARS = 100
 
 
-RAIL_LABELS = (
+RAIL_POINTERS = (
     r"you (?:may|might) also like|don'?t miss|more (?:stories|news|from [\w .]+|like this)|related"
     r"(?: stories| articles| posts| coverage| content| reading)?|read (?:more|next|also)|see also|also read"
-    r"|recommended(?: for you| stories| reading)?|most (?:read|popular)|popular on [\w .]+|trending(?: now)?"
-    r"|further reading|up next|(?:latest|recent) (?:news|posts|articles|stories)",
-    r"das könnte (?:sie|dich) (?:auch )?interessieren|(?:ähnliche|verwandte|weitere|neueste) (?:beiträge|artikel"
+    r"|recommended(?: for you| stories| reading)?|further reading"
+    r"|(?:customers|others)(?: who bought this(?: item)?)? also (?:bought|viewed|liked)|frequently bought together"
+    r"|(?:related|similar) (?:products|items)|complete the look|pairs well with|shop similar",
+    r"das könnte (?:sie|dich) (?:auch )?interessieren|(?:ähnliche|verwandte|weitere) (?:beiträge|artikel"
     r"|themen|themenbereiche|nachrichten)|mehr (?:zum thema|zu [\w .]+|aus [\w .]+)|(?:zum )?weiterlesen"
-    r"|lesen sie (?:auch|mehr)|auch (?:interessant|lesen)|meistgelesen|viel gelesen(?: in [\w .]+)?|schon gelesen"
-    r"|mehr themen",
+    r"|lesen sie (?:auch|mehr)|auch (?:interessant|lesen)|schon gelesen|mehr themen|kunden kauften auch"
+    r"|das könnte (?:ihnen|dir) auch gefallen|ähnliche produkte|passend dazu|wird oft zusammen gekauft",
     r"vous aimerez aussi|(?:à )?lire aussi|à lire également|voir aussi|dans la même rubrique|sur le même sujet"
-    r"|articles? (?:similaires|liés|connexes)|les plus lus|derni(?:ers|ères) (?:articles|actualités|nouvelles)",
-    r"(?:también )?te puede interesar|(?:noticias|artículos) relacionad[oa]s|lee también|lo más leído"
-    r"|últimas noticias|artículos recientes",
-    r"potrebbe interessarti|articoli correlati|leggi anche|i più letti|ultime notizie|articoli recenti",
-    r"leia também|veja também|(?:notícias|artigos) relacionad[oa]s|mais lidas|últimas notícias",
-    r"lees ook|gerelateerde artikelen|laatste nieuws",
-    r"(?:czytaj|zobacz) (?:też|także|również)|polecane|najczęściej czytane|najnowsze (?:artykuły|wiadomości)",
+    r"|articles? (?:similaires|liés|connexes)|produits similaires|ils vont bien ensemble"
+    r"|pour compléter votre achat",
+    r"(?:también )?te puede (?:interesar|gustar)|(?:noticias|artículos|productos) relacionad[oa]s|lee también"
+    r"|productos similares|los clientes también (?:compraron|vieron)",
+    r"potrebbe (?:interessarti|piacerti anche)|(?:articoli|prodotti) correlati|leggi anche",
+    r"leia também|veja também|(?:notícias|artigos|produtos) relacionad[oa]s|você também pode gostar",
+    r"lees ook|gerelateerde artikelen|vergelijkbare producten",
+    r"(?:czytaj|zobacz) (?:też|także|również)|polecane|podobne produkty|klienci kupili (?:też|również)",
 )
-"""What heads a rail of other stories, in English, German, French, Spanish, Italian, Portuguese,
-Dutch and Polish."""
+"""What heads a rail of other pages like this one (stories, products), in English, German, French,
+Spanish, Italian, Portuguese, Dutch and Polish: on any page, never what the page itself lists."""
+RAIL_SECTIONS = (
+    r"most (?:read|popular)|popular on [\w .]+|trending(?: now)?|up next|(?:latest|recent) (?:news|posts|articles"
+    r"|stories)",
+    r"neueste (?:beiträge|artikel|themen|nachrichten)|meistgelesen|viel gelesen(?: in [\w .]+)?",
+    r"les plus lus|derni(?:ers|ères) (?:articles|actualités|nouvelles)",
+    r"lo más leído|últimas noticias|artículos recientes",
+    r"i più letti|ultime notizie|articoli recenti",
+    r"mais lidas|últimas notícias",
+    r"laatste nieuws",
+    r"najczęściej czytane|najnowsze (?:artykuły|wiadomości)",
+)
+"""What heads a section of a site's newest or most read pages: a rail beside a story, but on a
+home page or a listing what the page lists."""
+RAIL_LABELS = RAIL_POINTERS + RAIL_SECTIONS
 
 
 POINTS_ELSEWHERE = re.compile(
@@ -567,12 +583,13 @@ def drop_teasers(content: Element, *, article: bool) -> None:
     News and blog templates put them between the paragraphs of a story; they are the headlines of
     other pages, not part of this one. One is a paragraph (or a block) of at most ``TEASER_CHARS``
     that starts with such a label and a colon and is mostly a link; a sentence that only mentions
-    related work is text. In an article (declared, or content that is mostly paragraphs), so is a
-    rail: a short block that only says such a label ("You may also like…", "DON'T MISS", "Das könnte
-    Sie auch interessieren": ``RAIL_LABELS``) and the blocks right after it that are links
-    (``RAIL_LINK_SHARE``) or a grid of cards each linking elsewhere (``_is_cards``), or the label
-    alone when nothing follows it in its block (a rail its script never filled). On a listing or a
-    home page a "Trending" rail is what the page lists, and stays.
+    related work is text. So is a rail: a short block that only says such a label ("You may also
+    like…", "Customers also bought", "Das könnte Sie auch interessieren": ``RAIL_POINTERS``) and the
+    blocks right after it that are links (``RAIL_LINK_SHARE``) or a grid of cards each linking
+    elsewhere (``_is_cards``), or the label alone when nothing follows it in its block (a rail its
+    script never filled). A section of the site's newest or most read pages ("Trending", "Latest
+    news": ``RAIL_SECTIONS``) is a rail beside a story (an article, declared, or content that is
+    mostly paragraphs); on a listing or a home page it is what the page lists, and stays.
     """
     measures = Measures(content)
     drop_where(
@@ -584,13 +601,13 @@ def drop_teasers(content: Element, *, article: bool) -> None:
             and bool(TEASER.match(paragraph_text(child)))
         ),
     )
-    if not (article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * measures.chars.get(content, 0)):
-        return
+    story = article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * measures.chars.get(content, 0)
+    label = RAIL_LABEL if story else RAIL_POINTER
     rails: list[Element] = []
     for parent in content.iter():
         children = list(parent)
         for index, child in enumerate(children):
-            if not _is_rail_label(child, measures):
+            if not _is_rail_label(child, measures, label):
                 continue
             rail, last = [], True
             for sibling in children[index + 1 :]:
@@ -617,17 +634,18 @@ def _is_cards(element: Element, measures: Measures) -> bool:
     return len(cards) >= 2 and all(any(_leads_away(anchor) for anchor in card.iter("a")) for card in cards)
 
 
-def _is_rail_label(element: Element, measures: Measures) -> bool:
+def _is_rail_label(element: Element, measures: Measures, label: re.Pattern[str]) -> bool:
     chars = measures.chars.get(element, 0)
     return (
         element.tag in TEASER_TAGS
         and 0 < chars <= RAIL_LABEL_CHARS
         and not measures.link_chars.get(element, 0)
-        and bool(RAIL_LABEL.fullmatch(paragraph_text(element)))
+        and bool(label.fullmatch(paragraph_text(element)))
     )
 
 
 RAIL_LABEL = re.compile(r"\W*(?:" + "|".join(RAIL_LABELS) + r")\W*", re.IGNORECASE)
+RAIL_POINTER = re.compile(r"\W*(?:" + "|".join(RAIL_POINTERS) + r")\W*", re.IGNORECASE)
 
 
 RAIL_LABEL_CHARS = 60
