@@ -795,6 +795,14 @@ def test_a_heading_styled_with_scroll_utilities_is_kept():
     assert "## Apply the configuration" in text
 
 
+def test_a_short_list_of_facts_is_content_but_a_short_list_of_links_is_not():
+    facts = "<ul><li>1.7 l</li><li>Steel</li><li>2 kW</li></ul>"
+    share = "<ul><li><a href='https://x.example/share'>Share</a></li><li><a href='/tweet'>Tweet</a></li></ul>"
+    text = markdown(f"<main><h1>Quiet Kettle</h1>{KETTLE_PROSE}<p>$60</p>{facts}{share}</main>")
+    assert "- 1.7 l\n- Steel\n- 2 kW" in text
+    assert "Tweet" not in text
+
+
 def test_links_drawn_as_buttons_are_controls_not_text():
     page = (
         f"<main><h1>Kettle descaling</h1>{KETTLE_PROSE}<p>See <a href='/guide'>the descaling guide</a>.</p>"

@@ -51,7 +51,8 @@ def clean(content: Element, *, article: bool) -> None:
     document's metadata, not its text; so does the box about its author (``author`` with ``box``,
     ``bio``, ``description``…: ``AUTHOR_BOX``, at most ``AUTHOR_BOX_CHARS``), unless it is one of
     several alike (a page of authors' cards). ``author`` alone is not enough: listings and threads
-    name whole entries by their author. A block too short to be one (under 25 characters) stays
+    name whole entries by their author. A block under 25 characters goes, but not a list of two or
+    more items without links (a product's facts: "1.7 l", "Steel", "2 kW"); and one stays
     when it gives the date of a record it sits in (``_a_records_date``): a reply's date is part of
     the reply, and so is its author, a link to the poster's profile (``_a_records_author``); the
     rank the forum gives the poster is not (``_is_posters_rank``). Content that reads as an article
@@ -241,6 +242,7 @@ def _looks_like_boilerplate(
         and element.tag not in ("table", "dl")
         and not holds(element, CODE | HEADINGS)
         and not written_link
+        and not (element.tag in LISTS and not measures.link_chars.get(element, 0) and len(element) >= 2)
     ):
         return True
     if element.tag in LISTS and (_annotated(element, measures) or _introduced(element, measures)):
