@@ -834,6 +834,33 @@ def test_a_highlighters_column_of_line_numbers_is_not_code():
     assert "| 1 2 3 | 1 4 9 |" in text, "numbers beside numbers are data, not a gutter"
 
 
+def test_a_prompt_to_sign_in_before_acting_is_not_text_but_an_instruction_to_sign_in_is():
+    prompts = (
+        "<h2>Create an account or sign in to comment</h2>",
+        "<p>You need to be a member in order to leave a comment</p>",
+        "<div class='guest'>You must log in to answer this question.</div>",
+        "<p>Sie müssen sich einloggen, um sich an einer Diskussion beteiligen zu können.</p>",
+        "<p>Vous devez être connecté pour publier un commentaire.</p>",
+        "<span>Sign in to add this item to your wishlist, follow it, or mark it as ignored</span>",
+    )
+    kept = (
+        "<p>Log in to your developer console and click Create Application.</p>",
+        "<p>Register to join the online events.</p>",
+    )
+    text = markdown(f"<main><h1>Kettle descaling</h1>{KETTLE_PROSE}{''.join(prompts)}{''.join(kept)}</main>")
+    for gone in (
+        "sign in to comment",
+        "in order to leave",
+        "answer this question",
+        "einloggen",
+        "connecté",
+        "wishlist",
+    ):
+        assert gone not in text
+    assert "Log in to your developer console" in text
+    assert "Register to join the online events." in text
+
+
 def test_loading_placeholders_are_not_text_but_a_sentence_about_loading_is():
     page = (
         f"<main><h1>Kettle descaling</h1>{KETTLE_PROSE}<div class='reviews'><div>Loading...</div></div>"

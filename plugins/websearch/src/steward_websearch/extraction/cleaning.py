@@ -499,15 +499,53 @@ CREDIT_TAGS = frozenset({"p", "div", "span", "small", "em", "figcaption"})
 
 
 def drop_controls(content: Element) -> None:
-    """Drop links and spans drawn as buttons (``btn``, ``button``): controls, as ``button`` elements are.
+    """Drop links and spans drawn as buttons (``btn``, ``button``): controls, as ``button`` elements
+    are; and a prompt to sign in before acting ("You must log in to answer this question.",
+    "Create an account or sign in to comment", "Sie müssen sich einloggen, um …": ``SIGN_IN``), a
+    block of one such sentence: what a guest sees in place of the form, not what the page says.
+    "Log in to your console and click Create" is an instruction, and stays.
 
     Done last, on the content already chosen: taken out earlier, the links they are would no
     longer count in the link density that tells a rail of other stories from the story.
     """
-    drop_where(content, lambda child, tag: tag in ("a", "span") and bool(class_words(child) & CONTROLS))
+    drop_where(
+        content,
+        lambda child, tag: (
+            (tag in ("a", "span") and bool(class_words(child) & CONTROLS)) or _asks_to_sign_in(child, tag)
+        ),
+    )
+
+
+def _asks_to_sign_in(element: Element, tag: str) -> bool:
+    if tag not in SIGN_IN_TAGS:
+        return False
+    text = paragraph_text(element)
+    return 0 < len(text) <= SIGN_IN_CHARS and bool(SIGN_IN.fullmatch(text))
 
 
 CONTROLS = frozenset({"btn", "button"})
+
+
+SIGN_IN = re.compile(
+    r"(?:(?:please )?(?:log|sign) ?in|you (?:must|need to|have to) (?:be )?(?:logged in|log in|sign in|signed in"
+    r"|registered|register|a member))(?: or (?:register|sign up))?(?: in order)? to (?:comment|reply|post|answer"
+    r"|continue|view|add|leave|provide|see|access|join|participate|vote|like|follow|save|download|rate|review"
+    r"|write|ask|read|start)\b[^.!?]*[.!?]?"
+    r"|create an account or (?:log|sign) in\b[^.!?]*[.!?]?"
+    r"|sie müssen (?:sich )?(?:einloggen|anmelden|angemeldet sein|registriert sein)\b[^.!?]*[.!?]?"
+    r"|bitte (?:melde dich|logge dich|melden sie sich|loggen sie sich) (?:an|ein)\b[^.!?]*[.!?]?"
+    r"|vous devez (?:être connecté|vous connecter|être inscrit)\b[^.!?]*[.!?]?"
+    r"|(?:debes|tienes que) (?:iniciar sesión|estar registrado|registrarte)\b[^.!?]*[.!?]?"
+    r"|devi (?:effettuare il login|essere registrato|accedere)\b[^.!?]*[.!?]?",
+    re.IGNORECASE,
+)
+"""A prompt to sign in before acting, in English, German, French, Spanish and Italian."""
+
+
+SIGN_IN_TAGS = frozenset({"p", "div", "span", "h2", "h3", "h4", "h5", "h6", "li", "strong", "em", "a"})
+
+
+SIGN_IN_CHARS = 160
 
 
 def drop_line_numbers(content: Element) -> None:
