@@ -861,6 +861,21 @@ def test_a_prompt_to_sign_in_before_acting_is_not_text_but_an_instruction_to_sig
     assert "Register to join the online events." in text
 
 
+def test_a_comments_label_closing_the_content_with_no_comments_after_it_is_dropped():
+    widget = (
+        "<h3>Comments</h3><p><comments-count href='/k'></comments-count> comments</p><div class='fb-comments'></div>"
+    )
+    text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{widget}</article>")
+    assert text.endswith("after it has boiled.")
+    for label in ("Kommentare (0)", "Leave a Reply", "Be the first to comment", "3 commentaires"):
+        text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}<h2>{label}</h2></article>")
+        assert label not in text
+    thread = "<h2>2 Comments</h2><p>Ada: citric acid worked for me, two spoons a litre.</p><p>Brook: same here.</p>"
+    text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{thread}</article>")
+    assert "2 Comments" in text, "a label with comments after it heads them"
+    assert "citric acid worked" in text
+
+
 def test_loading_placeholders_are_not_text_but_a_sentence_about_loading_is():
     page = (
         f"<main><h1>Kettle descaling</h1>{KETTLE_PROSE}<div class='reviews'><div>Loading...</div></div>"

@@ -862,3 +862,41 @@ BEFORE_TITLE_SHARE = 0.1
 def _preceding(element: Element, measures: Measures) -> list[Element]:
     siblings = list(measures.parent[element])
     return siblings[: siblings.index(element)]
+
+
+def drop_closing_labels(content: Element) -> None:
+    """Drop the labels that close the content but head nothing: a comments section's ("Comments",
+    "3 Kommentare", "Leave a reply", "Be the first to comment": ``CLOSING_LABEL``) whose comments
+    are gone with the furniture or were never loaded (a script's comments widget, left empty).
+
+    Only at the very end: a label with comments after it heads them.
+    """
+    for _ in range(CLOSING_LABELS):
+        said = paragraph_text(content)
+        last = next(
+            (
+                element
+                for element in reversed(list(content.iter()))
+                if element.tag in BLOCKS and element is not content and paragraph_text(element)
+            ),
+            None,
+        )
+        if last is None or not CLOSING_LABEL.fullmatch(text := paragraph_text(last)) or not said.endswith(text):
+            return
+        drop_where(content, lambda child, tag, label=last: child is label)
+
+
+CLOSING_LABEL = re.compile(
+    r"\W*(?:\d+\s*)?(?:comments?|kommentare?|commentaires?|comentarios?|commenti|reacties|komentarze|replies"
+    r"|responses)\W*(?:\(\d+\))?\W*"
+    r"|\W*(?:leave a (?:reply|comment)|post a comment|add a comment|write a comment|be the first to comment"
+    r"|(?:tell us )?what do (?:you|YOU) think|join the (?:discussion|conversation)|no comments(?: yet)?"
+    r"|(?:einen )?kommentar schreiben|schreibe einen kommentar|keine kommentare|laisser un commentaire"
+    r"|deja un comentario|lascia un commento)\W*",
+    re.IGNORECASE,
+)
+"""What heads a comments section, in English, German, French, Spanish, Italian, Dutch and Polish."""
+
+
+CLOSING_LABELS = 3
+"""How many such labels may close the content, one under another ("Comments", "0 comments")."""

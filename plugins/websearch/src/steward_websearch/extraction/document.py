@@ -272,6 +272,7 @@ def _html(
         cleaning.drop_repeated_labels(content)
         cleaning.drop_second_copies(content)
         cleaning.drop_before_title(content)
+        cleaning.drop_closing_labels(content)
         content = linked_data.unrendered_body(items, content) or content
     _drop_title_heading(content, metadata.get("title", ""))
     markdown = Renderer(base, markdown=True).render(content)
