@@ -1354,6 +1354,15 @@ def test_a_section_of_the_newest_pages_on_a_listing_is_what_the_page_lists_but_a
         assert label not in text
         assert "1.7 litres" in text
     assert "loudest kettles" not in markdown(f"<main><h1>Kettles</h1><ul>{items}</ul>{RAIL}</main>")
+    thread = "".join(post(n, author) for n, author in enumerate(["ada", "brook", "cyd"], 1))
+    others = "".join(
+        f"<div class='structItem'><a href='/t/{n}'>Kettle thread {n}</a> <span>12 replies</span></div>"
+        for n in range(4)
+    )
+    for label in ("Similar threads", "More topics from this board", "Related questions"):
+        text = markdown(f"<main><h1>Kettle descaling</h1>{thread}<h3>{label}</h3><div>{others}</div></main>")
+        assert "Kettle thread" not in text, label
+        assert "Reply 3:" in text
 
 
 def test_a_caption_or_credit_beside_a_picture_in_an_article_is_dropped_and_the_picture_stays():

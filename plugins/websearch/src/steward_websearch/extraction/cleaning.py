@@ -309,8 +309,9 @@ ANNOUNCEMENT_CHARS = 100
 
 
 RAIL_POINTERS = (
-    r"you (?:may|might) also like|don'?t miss|more (?:stories|news|from [\w .]+|like this)|related"
-    r"(?: stories| articles| posts| coverage| content| reading)?|read (?:more|next|also)|see also|also read"
+    r"you (?:may|might) also like|don'?t miss|more (?:stories|news|from [\w .]+|like this|topics from [\w .]+)"
+    r"|(?:related|similar)(?: stories| articles| posts| coverage| content| reading| threads| topics| questions"
+    r"| discussions)?|read (?:more|next|also)|see also|also read"
     r"|recommended(?: for you| stories| reading)?|further reading"
     r"|(?:customers|others)(?: who bought this(?: item)?)? also (?:bought|viewed|liked)|frequently bought together"
     r"|(?:related|similar) (?:products|items)|complete the look|pairs well with|shop similar",
