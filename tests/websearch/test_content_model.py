@@ -842,6 +842,8 @@ def test_a_prompt_to_sign_in_before_acting_is_not_text_but_an_instruction_to_sig
         "<p>Sie müssen sich einloggen, um sich an einer Diskussion beteiligen zu können.</p>",
         "<p>Vous devez être connecté pour publier un commentaire.</p>",
         "<span>Sign in to add this item to your wishlist, follow it, or mark it as ignored</span>",
+        "<div class='blockStatus'>Not open for further replies.</div>",
+        "<p>This topic was automatically closed 30 days after the last reply. New replies are no longer allowed.</p>",
     )
     kept = (
         "<p>Log in to your developer console and click Create Application.</p>",
@@ -855,6 +857,8 @@ def test_a_prompt_to_sign_in_before_acting_is_not_text_but_an_instruction_to_sig
         "einloggen",
         "connecté",
         "wishlist",
+        "further replies",
+        "automatically closed",
     ):
         assert gone not in text
     assert "Log in to your developer console" in text

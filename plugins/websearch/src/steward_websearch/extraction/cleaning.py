@@ -537,10 +537,14 @@ SIGN_IN = re.compile(
     r"|bitte (?:melde dich|logge dich|melden sie sich|loggen sie sich) (?:an|ein)\b[^.!?]*[.!?]?"
     r"|vous devez (?:être connecté|vous connecter|être inscrit)\b[^.!?]*[.!?]?"
     r"|(?:debes|tienes que) (?:iniciar sesión|estar registrado|registrarte)\b[^.!?]*[.!?]?"
-    r"|devi (?:effettuare il login|essere registrato|accedere)\b[^.!?]*[.!?]?",
+    r"|devi (?:effettuare il login|essere registrato|accedere)\b[^.!?]*[.!?]?"
+    r"|(?:you are not logged in|not open for further replies)\.?"
+    r"|this (?:topic|thread) (?:was|has been|is) (?:automatically )?(?:closed|locked|archived)\b[^.!?]*[.!?]?"
+    r"(?: new replies are no longer allowed\.?)?",
     re.IGNORECASE,
 )
-"""A prompt to sign in before acting, in English, German, French, Spanish and Italian."""
+"""A prompt to sign in before acting, in English, German, French, Spanish and Italian; and a
+thread's notice to its guests that they cannot act ("Not open for further replies.")."""
 
 
 SIGN_IN_TAGS = frozenset({"p", "div", "span", "h2", "h3", "h4", "h5", "h6", "li", "strong", "em", "a"})
