@@ -834,7 +834,7 @@ def test_a_highlighters_column_of_line_numbers_is_not_code():
     assert "| 1 2 3 | 1 4 9 |" in text, "numbers beside numbers are data, not a gutter"
 
 
-def test_a_prompt_to_sign_in_before_acting_is_not_text_but_an_instruction_to_sign_in_is():
+def test_what_asks_the_reader_to_sign_in_or_rate_the_page_is_not_text_but_an_instruction_is():
     prompts = (
         "<h2>Create an account or sign in to comment</h2>",
         "<p>You need to be a member in order to leave a comment</p>",
@@ -844,6 +844,7 @@ def test_a_prompt_to_sign_in_before_acting_is_not_text_but_an_instruction_to_sig
         "<span>Sign in to add this item to your wishlist, follow it, or mark it as ignored</span>",
         "<div class='blockStatus'>Not open for further replies.</div>",
         "<p>This topic was automatically closed 30 days after the last reply. New replies are no longer allowed.</p>",
+        "<h3>Was this article helpful?</h3><p>War der Artikel nützlich?</p>",
     )
     kept = (
         "<p>Log in to your developer console and click Create Application.</p>",
@@ -859,6 +860,8 @@ def test_a_prompt_to_sign_in_before_acting_is_not_text_but_an_instruction_to_sig
         "wishlist",
         "further replies",
         "automatically closed",
+        "helpful",
+        "nützlich",
     ):
         assert gone not in text
     assert "Log in to your developer console" in text

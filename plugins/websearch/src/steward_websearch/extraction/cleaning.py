@@ -501,10 +501,13 @@ CREDIT_TAGS = frozenset({"p", "div", "span", "small", "em", "figcaption"})
 
 def drop_controls(content: Element) -> None:
     """Drop links and spans drawn as buttons (``btn``, ``button``): controls, as ``button`` elements
-    are; and a prompt to sign in before acting ("You must log in to answer this question.",
-    "Create an account or sign in to comment", "Sie müssen sich einloggen, um …": ``SIGN_IN``), a
-    block of one such sentence: what a guest sees in place of the form, not what the page says.
-    "Log in to your console and click Create" is an instruction, and stays.
+    are; and what asks the reader to act rather than says anything (``ASKS``), a block of one such
+    sentence: a prompt to sign in before acting ("You must log in to answer this question.",
+    "Create an account or sign in to comment", "Sie müssen sich einloggen, um …"), a thread's
+    notice that a guest cannot ("Not open for further replies."), a request to rate the page
+    ("Was this article helpful?", "War der Artikel nützlich?"). What a guest sees in place of the
+    form, and the form's question, are not what the page says; "Log in to your console and click
+    Create" is an instruction, and stays.
 
     Done last, on the content already chosen: taken out earlier, the links they are would no
     longer count in the link density that tells a rail of other stories from the story.
@@ -512,22 +515,22 @@ def drop_controls(content: Element) -> None:
     drop_where(
         content,
         lambda child, tag: (
-            (tag in ("a", "span") and bool(class_words(child) & CONTROLS)) or _asks_to_sign_in(child, tag)
+            (tag in ("a", "span") and bool(class_words(child) & CONTROLS)) or _asks_the_reader(child, tag)
         ),
     )
 
 
-def _asks_to_sign_in(element: Element, tag: str) -> bool:
-    if tag not in SIGN_IN_TAGS:
+def _asks_the_reader(element: Element, tag: str) -> bool:
+    if tag not in ASKING_TAGS:
         return False
     text = paragraph_text(element)
-    return 0 < len(text) <= SIGN_IN_CHARS and bool(SIGN_IN.fullmatch(text))
+    return 0 < len(text) <= ASKING_CHARS and bool(ASKS.fullmatch(text))
 
 
 CONTROLS = frozenset({"btn", "button"})
 
 
-SIGN_IN = re.compile(
+ASKS = re.compile(
     r"(?:(?:please )?(?:log|sign) ?in|you (?:must|need to|have to) (?:be )?(?:logged in|log in|sign in|signed in"
     r"|registered|register|a member))(?: or (?:register|sign up))?(?: in order)? to (?:comment|reply|post|answer"
     r"|continue|view|add|leave|provide|see|access|join|participate|vote|like|follow|save|download|rate|review"
@@ -540,17 +543,22 @@ SIGN_IN = re.compile(
     r"|devi (?:effettuare il login|essere registrato|accedere)\b[^.!?]*[.!?]?"
     r"|(?:you are not logged in|not open for further replies)\.?"
     r"|this (?:topic|thread) (?:was|has been|is) (?:automatically )?(?:closed|locked|archived)\b[^.!?]*[.!?]?"
-    r"(?: new replies are no longer allowed\.?)?",
+    r"(?: new replies are no longer allowed\.?)?"
+    r"|(?:was|is|did you find) this (?:article |page |post |answer |information |guide )?(?:helpful|useful)\W*"
+    r"|how (?:useful|helpful) was this (?:post|article|page)\W*|rate this (?:article|post|page|recipe)\W*"
+    r"|(?:war|ist) (?:der|dieser) (?:artikel|beitrag|inhalt) (?:hilfreich|nützlich)\W*"
+    r"|wie (?:bewerten sie|hilfreich (?:war|ist)|gefällt ihnen) (?:diesen|dieser|der) (?:artikel|beitrag)\W*"
+    r"|cet article (?:vous a-t-il été|était-il) utile\W*|¿?(?:te|le) (?:ha )?(?:resultado|resultó) útil\W*",
     re.IGNORECASE,
 )
-"""A prompt to sign in before acting, in English, German, French, Spanish and Italian; and a
-thread's notice to its guests that they cannot act ("Not open for further replies.")."""
+"""What asks the reader to act: a prompt to sign in before acting, a thread's notice that a guest
+cannot, a request to rate the page; in English, German, French, Spanish and Italian."""
 
 
-SIGN_IN_TAGS = frozenset({"p", "div", "span", "h2", "h3", "h4", "h5", "h6", "li", "strong", "em", "a"})
+ASKING_TAGS = frozenset({"p", "div", "span", "h2", "h3", "h4", "h5", "h6", "li", "strong", "em", "a"})
 
 
-SIGN_IN_CHARS = 160
+ASKING_CHARS = 160
 
 
 def drop_line_numbers(content: Element) -> None:
