@@ -834,7 +834,7 @@ def test_a_highlighters_column_of_line_numbers_is_not_code():
     assert "| 1 2 3 | 1 4 9 |" in text, "numbers beside numbers are data, not a gutter"
 
 
-def test_what_asks_the_reader_to_sign_in_or_rate_the_page_is_not_text_but_an_instruction_is():
+def test_what_asks_the_reader_to_sign_in_rate_or_share_is_not_text_but_an_instruction_is():
     prompts = (
         "<h2>Create an account or sign in to comment</h2>",
         "<p>You need to be a member in order to leave a comment</p>",
@@ -845,6 +845,7 @@ def test_what_asks_the_reader_to_sign_in_or_rate_the_page_is_not_text_but_an_ins
         "<div class='blockStatus'>Not open for further replies.</div>",
         "<p>This topic was automatically closed 30 days after the last reply. New replies are no longer allowed.</p>",
         "<h3>Was this article helpful?</h3><p>War der Artikel nützlich?</p>",
+        "<p><strong>Möchten Sie den Artikel teilen?</strong></p><h4>Share this article</h4>",
     )
     kept = (
         "<p>Log in to your developer console and click Create Application.</p>",
@@ -862,6 +863,8 @@ def test_what_asks_the_reader_to_sign_in_or_rate_the_page_is_not_text_but_an_ins
         "automatically closed",
         "helpful",
         "nützlich",
+        "teilen",
+        "Share this",
     ):
         assert gone not in text
     assert "Log in to your developer console" in text

@@ -548,11 +548,14 @@ ASKS = re.compile(
     r"|how (?:useful|helpful) was this (?:post|article|page)\W*|rate this (?:article|post|page|recipe)\W*"
     r"|(?:war|ist) (?:der|dieser) (?:artikel|beitrag|inhalt) (?:hilfreich|nützlich)\W*"
     r"|wie (?:bewerten sie|hilfreich (?:war|ist)|gefällt ihnen) (?:diesen|dieser|der) (?:artikel|beitrag)\W*"
-    r"|cet article (?:vous a-t-il été|était-il) utile\W*|¿?(?:te|le) (?:ha )?(?:resultado|resultó) útil\W*",
+    r"|cet article (?:vous a-t-il été|était-il) utile\W*|¿?(?:te|le) (?:ha )?(?:resultado|resultó) útil\W*"
+    r"|hier können sie (?:den|diesen) (?:artikel|beitrag) bewerten\W*"
+    r"|share this (?:article|post|story|page)\W*|(?:möchten sie|willst du) (?:den|diesen) (?:artikel|beitrag) teilen\W*"
+    r"|(?:diesen )?(?:artikel|beitrag) teilen\W*|partager (?:cet|l')article\W*|compart(?:e|ir) (?:este|el) artículo\W*",
     re.IGNORECASE,
 )
 """What asks the reader to act: a prompt to sign in before acting, a thread's notice that a guest
-cannot, a request to rate the page; in English, German, French, Spanish and Italian."""
+cannot, a request to rate or share the page; in English, German, French, Spanish and Italian."""
 
 
 ASKING_TAGS = frozenset({"p", "div", "span", "h2", "h3", "h4", "h5", "h6", "li", "strong", "em", "a"})
