@@ -13,6 +13,9 @@ as a multiple of trafilatura's. Page-by-page results (F1 of each extractor, our 
 go to ``bench/output/extraction/<corpus>/`` for study, worst pages relative to trafilatura first:
 rules are judged on the corpora as a whole, never written for one page.
 
+Last, pages built to be slow (thousands of blocks opening alike, of headings linking away, of
+announced link lists; 5 MB of text): seconds each, to show no rule grows with the square of a page.
+
 Targets (issue 12): F1 above trafilatura's on both corpora and on every wcxb-dev kind; wcxb-dev
 F1 >= 0.86 with recall >= 0.85; scrapinghub F1 >= 0.970; more ``with`` snippets found than
 trafilatura and no more ``without`` leaked; speed >= 1.0x trafilatura's.
@@ -218,6 +221,34 @@ def write_diffs(corpus: str, pages: list[Page], runs: dict[str, Run]) -> None:
     print(f"page-by-page: {folder}/pages.tsv (worst first) and {folder}/<page>.md")
 
 
+def slow_pages() -> dict[str, str]:
+    """Pages that make a careless rule quadratic, each its main content and nothing else."""
+    opening = "Every block of this page opens with the same words, more than a hundred characters of them,"
+    prose = "<p>" + "The council met on Sunday, and the library stays open, they said. " * 6 + "</p>"
+    return {
+        "2,000 blocks opening alike, each longer": "".join(
+            f"<div><p>{opening} then {'and ' * n}ends.</p></div>" for n in range(2000)
+        ),
+        "2,000 previews, each with its whole": "".join(
+            f"<div><p>{opening} cut her</p></div><div><p>{opening} cut here, number {n}.</p></div>" for n in range(1000)
+        ),
+        "20,000 headings linking away": prose * 20
+        + "".join(f"<h3><a href='/story/{n}'>Story number {n} of the day</a></h3>" for n in range(20000)),
+        "20,000 announced link lists": prose * 20
+        + "".join(f"<p>Pick {n}:</p><ul><li><a href='/p/{n}'>thing {n}</a></li></ul>" for n in range(20000)),
+        "5 MB of text": prose * 12000,
+    }
+
+
+def report_slow_pages() -> None:
+    print("\n== pages built to be slow")
+    for name, body in slow_pages().items():
+        page = f"<html><body><main><h1>Slow</h1>{body}</main></body></html>".encode()
+        started = time.perf_counter()
+        extract(page, url="https://slow.example/", content_type="text/html")
+        print(f"{name:42s} {time.perf_counter() - started:6.2f} s  ({len(page) / 1e6:.1f} MB)", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", choices=CORPORA, action="append")
@@ -228,6 +259,7 @@ def main() -> None:
         pages = load(corpus, options.limit)
         runs = {name: run(EXTRACTORS[name], pages) for name in options.only or EXTRACTORS}
         report(corpus, pages, runs)
+    report_slow_pages()
 
 
 if __name__ == "__main__":

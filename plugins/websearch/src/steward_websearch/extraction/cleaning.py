@@ -3,9 +3,11 @@ that sit inside the block holding the main content."""
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections import Counter
+from collections.abc import Iterator
 from xml.etree.ElementTree import Element
 
 from steward_websearch.extraction.blocks import (
@@ -32,6 +34,7 @@ from steward_websearch.extraction.tree import (
     outside_code,
     paragraph_text,
     remove_each,
+    text_start,
 )
 from steward_websearch.extraction.vocabulary import BLOCKS, CODE, HEADINGS, INLINE, LISTS
 
@@ -523,7 +526,7 @@ def drop_controls(content: Element) -> None:
 def _asks_the_reader(element: Element, tag: str) -> bool:
     if tag not in ASKING_TAGS:
         return False
-    text = paragraph_text(element)
+    text = text_start(element, ASKING_CHARS + 1)
     return 0 < len(text) <= ASKING_CHARS and bool(ASKS.fullmatch(text))
 
 
@@ -774,7 +777,7 @@ def drop_second_copies(content: Element) -> None:
     """
     measures = Measures(content)
     by_length: dict[int, list[Element]] = {}
-    by_opening: dict[str, list[tuple[Element, str]]] = {}
+    by_opening: dict[str, list[Element]] = {}
     for element in outside_code(content):
         chars = measures.chars.get(element, 0)
         parent = measures.parent.get(element)
@@ -782,8 +785,7 @@ def drop_second_copies(content: Element) -> None:
             continue
         if measures.chars.get(parent, 0) != chars and enclosing(element, "blockquote", measures) is None:
             by_length.setdefault(chars, []).append(element)
-            text = paragraph_text(element)
-            by_opening.setdefault(text[:COPY_CHARS], []).append((element, text))
+            by_opening.setdefault(text_start(element, COPY_CHARS), []).append(element)
     copies: list[Element] = []
     for elements in by_length.values():
         seen: dict[str, Element] = {}
@@ -792,29 +794,53 @@ def drop_second_copies(content: Element) -> None:
             if first is not element and _near(first, element, measures):
                 copies.append(element)
     for blocks in by_opening.values():
-        copies.extend(
-            preview
-            for preview, text in blocks
-            if any(_previews(preview, text, block, whole, measures) for block, whole in blocks)
-        )
+        if len(blocks) > 1:
+            copies.extend(_previews(blocks, measures))
     remove_each(copies, measures)
 
 
-def _previews(preview: Element, text: str, block: Element, whole: str, measures: Measures) -> bool:
-    """Whether ``preview`` says the first part of ``block``, a near relative it is not part of,
-    and says it is cut: it ends in ``…`` or "Read more", or in the middle of a sentence of
-    ``block``, which goes on in lower case (a reply that quotes a whole post before answering it
-    starts with the post, not with a cut; blocks set side by side join as ``flowPerform``)."""
-    stem = CUT.sub("", text)
-    cut = len(stem) < len(text) or (stem[-1:].isalnum() and whole[len(stem) :].removeprefix(" ")[:1].islower())
-    return (
-        cut
-        and len(whole) > len(text)
-        and whole.startswith(stem)
-        and _near(preview, block, measures)
-        and not is_inside(preview, block, measures)
-        and not is_inside(block, preview, measures)
-    )
+def _previews(blocks: list[Element], measures: Measures) -> Iterator[Element]:
+    """The blocks that say the first part of another, a near relative they are not part of, and
+    say they are cut: they end in ``…`` or "Read more", or in the middle of a sentence of the
+    other, which goes on in lower case (a reply that quotes a whole post before answering it
+    starts with the post, not with a cut; blocks set side by side join as ``flowPerform``).
+
+    A preview says at most ``PREVIEW_CHARS``, and no more of any block is read. The blocks that
+    start with a preview's text are found in the sorted texts, and at most ``PREVIEW_CANDIDATES``
+    of them are tried: a page of a thousand blocks opening alike costs a thousand lookups, not a
+    million comparisons.
+    """
+    ordered = sorted(((text_start(block, PREVIEW_CHARS + 1), block) for block in blocks), key=lambda pair: pair[0])
+    texts = [text for text, _ in ordered]
+    for text, preview in ordered:
+        if len(text) > PREVIEW_CHARS:
+            continue
+        stem = CUT.sub("", text)
+        marked = len(stem) < len(text)
+        index, tried = bisect.bisect_left(texts, stem), 0
+        while index < len(texts) and texts[index].startswith(stem) and tried < PREVIEW_CANDIDATES:
+            tried += 1
+            if len(texts[index]) <= len(text):
+                index = bisect.bisect_right(texts, texts[index])
+                continue
+            whole, block = ordered[index]
+            cut = marked or (stem[-1:].isalnum() and whole[len(stem) :].removeprefix(" ")[:1].islower())
+            if (
+                cut
+                and _near(preview, block, measures)
+                and not is_inside(preview, block, measures)
+                and not is_inside(block, preview, measures)
+            ):
+                yield preview
+                break
+            index += 1
+
+
+PREVIEW_CHARS = 2000
+"""The most a preview says: the first lines of an answer or a description, not a page."""
+
+
+PREVIEW_CANDIDATES = 8
 
 
 CUT = re.compile(r"\s*(?:…|\.\.\.|\(more\)|\b(?:read|see|show) more\b|\bcontinue reading\b)+\s*$", re.IGNORECASE)
@@ -888,18 +914,36 @@ def drop_closing_labels(content: Element) -> None:
     Only at the very end: a label with comments after it heads them.
     """
     for _ in range(CLOSING_LABELS):
-        said = paragraph_text(content)
+        parents = {child: parent for parent in content.iter() for child in parent}
         last = next(
             (
                 element
                 for element in reversed(list(content.iter()))
-                if element.tag in BLOCKS and element is not content and paragraph_text(element)
+                if element.tag in BLOCKS and element is not content and text_start(element, 1)
             ),
             None,
         )
-        if last is None or not CLOSING_LABEL.fullmatch(text := paragraph_text(last)) or not said.endswith(text):
+        if last is None or not _closes(last, content, parents):
             return
         drop_where(content, lambda child, tag, label=last: child is label)
+
+
+def _closes(label: Element, content: Element, parents: dict[Element, Element]) -> bool:
+    """Whether ``label`` is a comments section's label and nothing is said after it."""
+    text = text_start(label, CLOSING_LABEL_CHARS + 1)
+    if len(text) > CLOSING_LABEL_CHARS or not CLOSING_LABEL.fullmatch(text):
+        return False
+    node = label
+    while node is not content:
+        parent = parents[node]
+        following = list(parent)[list(parent).index(node) + 1 :]
+        if (node.tail or "").strip() or any(text_start(sibling, 1) for sibling in following):
+            return False
+        node = parent
+    return True
+
+
+CLOSING_LABEL_CHARS = 60
 
 
 CLOSING_LABEL = re.compile(

@@ -22,6 +22,7 @@ _MARKERS = "".join(STRONG + EMPHASIS + STRIKE + CODE)
 _MARKER = re.compile(f"[{_MARKERS}]")
 _WRITTEN = {marker: written for kind, written in ((STRONG, "**"), (EMPHASIS, "*"), (STRIKE, "~~")) for marker in kind}
 _NO_MARKERS = dict.fromkeys(map(ord, _MARKERS))
+_SYNTAX = re.compile(r"[\\`*_\[\]~<&]")
 _ESCAPED = re.compile(r"[\\`*_\[\]]|~(?=~)|(?<=~)~|<(?=[A-Za-z/!?])|&(?=#?\w+;)")
 _TOUCHING = re.compile("|".join(closing + opening for opening, closing in _KINDS))
 _CODE_SPAN = re.compile(f"{CODE[0]}([^{CODE[1]}]*){CODE[1]}")
@@ -35,7 +36,8 @@ def escape(text: str) -> str:
     ``<`` only where it would open a tag or an autolink (``Option<U>``, ``<entry>``), ``&`` only
     where it would be read as an entity (``&amp;`` written in the text), ``~`` only doubled.
     """
-    return _ESCAPED.sub(lambda match: "\\" + match.group(0), plain(text))
+    text = plain(text)
+    return _ESCAPED.sub(lambda match: "\\" + match.group(0), text) if _SYNTAX.search(text) else text
 
 
 def line(text: str) -> str:

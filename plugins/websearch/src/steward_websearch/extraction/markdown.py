@@ -129,6 +129,9 @@ class Renderer:
 
     def _lines(self, text: str) -> str:
         """Inline text as a block: spaces collapsed as a browser does, a line break only per ``<br>``."""
+        if BREAK not in text:
+            line = _SPACES.sub(" ", text).strip()
+            return commonmark.line(line) if self.markdown else line
         lines = (_SPACES.sub(" ", line).strip() for line in text.split(BREAK))
         if self.markdown:
             lines = (commonmark.line(line) for line in lines)

@@ -163,6 +163,21 @@ def paragraph_text(element: Element) -> str:
     return " ".join("".join(element.itertext()).split())
 
 
+def text_start(element: Element, chars: int) -> str:
+    """The first ``chars`` characters of ``paragraph_text(element)``, read no further than they
+    need: what opens a block of megabytes costs what opens a paragraph. (A text node is read at
+    most ``8 * chars`` long: one of mostly whitespace comes out shorter.)"""
+    pieces: list[str] = []
+    wanted = chars
+    for piece in element.itertext():
+        piece = piece[: 8 * chars]
+        pieces.append(piece)
+        wanted -= len(piece) - sum(map(piece.count, " \t\n\r\f"))
+        if wanted <= 0:
+            break
+    return " ".join("".join(pieces).split())[:chars]
+
+
 def is_inside(element: Element, ancestor: Element, measures: Measures) -> bool:
     """Whether ``ancestor`` is one of ``element``'s ancestors (by identity: equal elements are not the same)."""
     return any(node is ancestor for node in ancestors(element, measures))
