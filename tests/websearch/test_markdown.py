@@ -239,6 +239,9 @@ READ_BACK = [
     + "<li>Ten<ol><li><p>Para</p><ol><li><blockquote>said</blockquote></li></ol></li></ol></li></ol>",
     "<table><tr><th>a|b</th><th><b>c</b>|</th></tr><tr><td><code>x|y</code></td><td>_z_</td></tr></table>",
     "<h2><b>Game D</b><b>ay</b> <i>[draft]</i> *</h2><p>snake_case __init__ 2*3*4 a * b</p>",
+    "<p><kbd>\ufeff...“q”</kbd>é and <code>\u200bx\u00a0</code>y</p>",
+    "<p>Wow!<a href='/t'>[1]</a> and see<a href='/u'>here</a></p>",
+    "<p><kbd>- word!</kbd><s><kbd>®...</kbd>é</s></p>",
 ]
 
 

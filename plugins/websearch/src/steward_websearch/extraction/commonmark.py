@@ -21,7 +21,11 @@ _CLOSING = dict(_KINDS)
 _MARKERS = "".join(STRONG + EMPHASIS + STRIKE + CODE)
 _MARKER = re.compile(f"[{_MARKERS}]")
 _WRITTEN = {marker: written for kind, written in ((STRONG, "**"), (EMPHASIS, "*"), (STRIKE, "~~")) for marker in kind}
-_NO_MARKERS = dict.fromkeys(map(ord, _MARKERS))
+_SEEN_AS = {**_WRITTEN, CODE[0]: "`", CODE[1]: "`"}
+"""What a reader sees where a marker stands, once written: code is fenced by backticks."""
+LINK = "\ufdd8"
+"""Where a link's ``[`` opens: after a ``!`` it would open an image, so that ``!`` is escaped."""
+_NO_MARKERS = dict.fromkeys(map(ord, _MARKERS + LINK))
 _SYNTAX = re.compile(r"[\\`*_\[\]~<&]")
 _ESCAPED = re.compile(r"[\\`*_\[\]]|~(?=~)|(?<=~)~|<(?=[A-Za-z/!?])|&(?=#?\w+;)")
 _TOUCHING = re.compile("|".join(closing + opening for opening, closing in _KINDS))
@@ -62,13 +66,19 @@ def resolve(text: str) -> str:
     spans get their fences; and emphasis a reader would not read as emphasis is left as plain
     text rather than shown as asterisks.
     """
+    text = text.replace("!" + LINK, "\\![").replace(LINK, "[")
     if not _MARKER.search(text):
         return text
-    text = _without(text, _pairs(text)[1])
+    text = _joined(_without(text, _pairs(text)[1]))
+    text = _joined(_emphasis(text))
+    return _CODE_SPAN.sub(lambda match: code_span(match.group(1)), text)
+
+
+def _joined(text: str) -> str:
+    """``text`` with the runs that touch made one: the emphasis and code a reader sees as one."""
     while (joined := _TOUCHING.sub("", text)) != text:
         text = joined
-    text = _CODE_SPAN.sub(lambda match: code_span(match.group(1)), text)
-    return _emphasis(text)
+    return text
 
 
 def code_span(code: str) -> str:
@@ -121,7 +131,7 @@ def _emphasis(text: str) -> str:
     """Each pair of emphasis markers as its delimiters, or as nothing where a reader would not
     read them as emphasis: an opening delimiter run must not be followed by a space, nor by
     punctuation where a letter comes before it; a closing run the mirror (CommonMark's flanking)."""
-    pairs, _ = _pairs(text)
+    pairs = [pair for pair in _pairs(text)[0] if text[pair[0]] in _WRITTEN]
     dropped: set[int] = set()
     while failing := {
         index
@@ -131,7 +141,9 @@ def _emphasis(text: str) -> str:
     }:
         dropped |= failing
         pairs = [pair for pair in pairs if pair[0] not in failing]
-    return _MARKER.sub(lambda match: "" if match.start() in dropped else _WRITTEN[match.group(0)], text)
+    return _MARKER.sub(
+        lambda match: "" if match.start() in dropped else _WRITTEN.get(match.group(0), match.group(0)), text
+    )
 
 
 def _neighbour(text: str, index: int, step: int, dropped: set[int]) -> str:
@@ -143,7 +155,7 @@ def _neighbour(text: str, index: int, step: int, dropped: set[int]) -> str:
         index += step
     if not 0 <= index < len(text):
         return " "
-    return _WRITTEN.get(text[index], text[index])[0]
+    return _SEEN_AS.get(text[index], text[index])[0]
 
 
 def _can_open(text: str, index: int, dropped: set[int]) -> bool:

@@ -229,14 +229,14 @@ class Renderer:
             href = (element.get("href") or "").strip()
             target = None if href.startswith("#") else absolute_url(self.base_url, href)
             if target:
-                return f"{lead}[{inner}]({commonmark.link_destination(target)}){trail}"
+                return f"{lead}{commonmark.LINK}{inner}]({commonmark.link_destination(target)}){trail}"
             return content
         if tag in ("strong", "b"):
             return lead + commonmark.wrap(commonmark.STRONG, inner) + trail
         if tag in ("em", "i", "cite"):
             return lead + commonmark.wrap(commonmark.EMPHASIS, inner) + trail
         if tag == "code" or tag == "kbd":
-            code = _SPACES.sub(" ", _code_text(element)).strip()
+            code = _EDGES.match(_SPACES.sub(" ", _code_text(element))).group(2)
             return lead + commonmark.wrap(commonmark.CODE, commonmark.plain(code)) + trail
         if tag in ("s", "del", "strike"):
             return lead + commonmark.wrap(commonmark.STRIKE, inner) + trail
