@@ -242,6 +242,7 @@ READ_BACK = [
     "<p><kbd>\ufeff...“q”</kbd>é and <code>\u200bx\u00a0</code>y</p>",
     "<p>Wow!<a href='/t'>[1]</a> and see<a href='/u'>here</a></p>",
     "<p><kbd>- word!</kbd><s><kbd>®...</kbd>é</s></p>",
+    "<p>a<s><br>&gt;#</s>5 and <code>&gt; kept</code></p>",
 ]
 
 

@@ -20,6 +20,7 @@ _KINDS = (STRONG, EMPHASIS, STRIKE, CODE)
 _CLOSING = dict(_KINDS)
 _MARKERS = "".join(STRONG + EMPHASIS + STRIKE + CODE)
 _MARKER = re.compile(f"[{_MARKERS}]")
+_EMPHASIS_MARKERS = "".join(STRONG + EMPHASIS + STRIKE)
 _WRITTEN = {marker: written for kind, written in ((STRONG, "**"), (EMPHASIS, "*"), (STRIKE, "~~")) for marker in kind}
 _SEEN_AS = {**_WRITTEN, CODE[0]: "`", CODE[1]: "`"}
 """What a reader sees where a marker stands, once written: code is fenced by backticks."""
@@ -46,8 +47,10 @@ def escape(text: str) -> str:
 
 def line(text: str) -> str:
     """A line of a paragraph that opens no block: ``>`` would quote it, ``# `` make it a heading,
-    and a line of ``=`` or ``-`` would make the line before it one."""
-    return "\\" + text if _OPENS_A_BLOCK.match(text) else text
+    and a line of ``=`` or ``-`` would make the line before it one. Looked for past the emphasis
+    the line opens with: emphasis a reader would not read is left out, and the ``>`` then leads."""
+    rest = text.lstrip(_EMPHASIS_MARKERS)
+    return text[: len(text) - len(rest)] + "\\" + rest if _OPENS_A_BLOCK.match(rest) else text
 
 
 def plain(text: str) -> str:
