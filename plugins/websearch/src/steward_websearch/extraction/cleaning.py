@@ -526,8 +526,14 @@ def drop_controls(content: Element) -> None:
 def _asks_the_reader(element: Element, tag: str) -> bool:
     if tag not in ASKING_TAGS:
         return False
-    text = text_start(element, ASKING_CHARS + 1)
-    return 0 < len(text) <= ASKING_CHARS and bool(ASKS.fullmatch(text))
+    return _says_only(element, ASKS, ASKING_CHARS)
+
+
+def _says_only(element: Element, said: re.Pattern[str], chars: int) -> bool:
+    """Whether all ``element`` says, at most ``chars`` characters of it, is what ``said`` reads;
+    no more of a longer block is read."""
+    text = text_start(element, chars + 1)
+    return 0 < len(text) <= chars and bool(said.fullmatch(text))
 
 
 CONTROLS = frozenset({"btn", "button"})
@@ -913,8 +919,8 @@ def drop_closing_labels(content: Element) -> None:
 
     Only at the very end: a label with comments after it heads them.
     """
+    parents = {child: parent for parent in content.iter() for child in parent}
     for _ in range(CLOSING_LABELS):
-        parents = {child: parent for parent in content.iter() for child in parent}
         last = next(
             (
                 element
@@ -930,13 +936,13 @@ def drop_closing_labels(content: Element) -> None:
 
 def _closes(label: Element, content: Element, parents: dict[Element, Element]) -> bool:
     """Whether ``label`` is a comments section's label and nothing is said after it."""
-    text = text_start(label, CLOSING_LABEL_CHARS + 1)
-    if len(text) > CLOSING_LABEL_CHARS or not CLOSING_LABEL.fullmatch(text):
+    if not _says_only(label, CLOSING_LABEL, CLOSING_LABEL_CHARS):
         return False
     node = label
     while node is not content:
         parent = parents[node]
-        following = list(parent)[list(parent).index(node) + 1 :]
+        siblings = list(parent)
+        following = siblings[siblings.index(node) + 1 :]
         if (node.tail or "").strip() or any(text_start(sibling, 1) for sibling in following):
             return False
         node = parent

@@ -88,14 +88,18 @@ def code_span(code: str) -> str:
     """``code`` between enough backticks that none inside ends it; nothing for no code."""
     if not code.strip():
         return ""
-    fence = "`" * (max(map(len, _BACKTICKS.findall(code)), default=0) + 1)
+    fence = "`" * (_longest_backticks(code) + 1)
     padding = " " if code.startswith("`") or code.endswith("`") else ""
     return f"{fence}{padding}{code}{padding}{fence}"
 
 
 def code_fence(code: str) -> str:
     """A fence for a code block, longer than any run of backticks the code holds."""
-    return "`" * max(3, max(map(len, _BACKTICKS.findall(code)), default=0) + 1)
+    return "`" * max(3, _longest_backticks(code) + 1)
+
+
+def _longest_backticks(code: str) -> int:
+    return max(map(len, _BACKTICKS.findall(code)), default=0)
 
 
 def link_destination(url: str) -> str:
