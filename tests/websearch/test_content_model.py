@@ -1529,6 +1529,29 @@ def test_the_rank_a_forum_gives_each_poster_is_not_the_thread():
     assert "WebSocket.field3 Read only" in text, "a reference's badge is no poster's rank"
 
 
+def test_the_figures_a_forum_keeps_beside_each_posters_name_are_not_the_thread():
+    thread = "".join(
+        f"<div class='post'><div class='postbody'><p>Reply {n}: descaling with citric acid, two spoons a litre,"
+        " left for an hour, worked for me, and the kettle has been quiet since.</p></div>"
+        f"<dl class='postprofile'><dt><a href='./memberlist.php?mode=viewprofile&amp;u={n}'>poster{n}</a></dt>"
+        f"<dd><strong>Posts:</strong> {137 * n + 1}</dd><dd><strong>Joined:</strong> {n + 1}. Jul 2012, 16:09</dd>"
+        "</dl></div>"
+        for n in range(4)
+    )
+    text = markdown(f"<main><h1>Kettle descaling</h1>{thread}</main>")
+    assert "Reply 3:" in text
+    assert "poster3" in text, "the poster's name is part of the post"
+    assert "Posts:" not in text
+    assert "Joined:" not in text
+    franchises = "".join(
+        f"<div class='card'><h3>Kettle Club {n}</h3><p>Founded: {2000 + n}</p><p>Locations: {40 + n}</p>"
+        f"<p>Kettle Club {n} teaches descaling in {40 + n} towns, with citric acid and patience.</p></div>"
+        for n in range(4)
+    )
+    text = markdown(f"<main><h1>The best kettle franchises</h1>{franchises}</main>")
+    assert "Founded: 2003" in text, "the same line away from a poster's name is the content's data"
+
+
 def test_a_posters_signature_under_each_post_is_not_the_thread():
     thread = "".join(
         post(n, author).replace(

@@ -741,10 +741,13 @@ def drop_repeated_labels(content: Element) -> None:
     A label that stands beside every post or product of a listing is furniture of the template,
     however it is named; what a person wrote is not repeated word for word several times.
     Only blocks of the layout go: a paragraph or a quote is written (a refrain is repeated on
-    purpose), table cells are data, and code and headings are kept too.
+    purpose), table cells are data, and code and headings are kept too. A label the template fills
+    with a figure beside every poster's name ("Posts: 138", "Joined: 4 Jul 2012") goes the same way
+    (``POSTERS_FIGURE``, ``_beside_a_poster``), though no two of its lines are alike.
     """
     measures = Measures(content)
     seen: dict[str, list[Element]] = {}
+    figures: dict[str, list[Element]] = {}
     for element in outside_code(content):
         chars = measures.chars.get(element, 0)
         if not 0 < chars <= LABEL_CHARS or element.tag not in BLOCKS or element.tag in LABELS_KEPT:
@@ -752,10 +755,42 @@ def drop_repeated_labels(content: Element) -> None:
         parent = measures.parent.get(element)
         if parent is None or measures.chars.get(parent, 0) == chars or parent.tag in LABELS_KEPT:
             continue
-        seen.setdefault(paragraph_text(element), []).append(element)
-    remove_each(
-        (element for elements in seen.values() if len(elements) >= LABEL_REPEATS for element in elements), measures
-    )
+        text = paragraph_text(element)
+        seen.setdefault(text, []).append(element)
+        figure = POSTERS_FIGURE.fullmatch(text)
+        if figure:
+            figures.setdefault(figure["label"].casefold(), []).append(element)
+    repeated = [element for elements in seen.values() if len(elements) >= LABEL_REPEATS for element in elements]
+    for elements in figures.values():
+        if len(elements) >= LABEL_REPEATS:
+            repeated.extend(element for element in elements if _beside_a_poster(element, measures))
+    remove_each(repeated, measures)
+
+
+def _beside_a_poster(element: Element, measures: Measures) -> bool:
+    """Whether a block of at most ``POSTER_CHARS`` around ``element`` (``POSTER_LEVELS`` up at
+    most) names a poster: a link to a member's profile, or the rank the forum gives the poster."""
+    block = measures.parent.get(element)
+    for _ in range(POSTER_LEVELS):
+        if block is None or measures.chars.get(block, 0) > POSTER_CHARS:
+            return False
+        if any(
+            (node.tag == "a" and PROFILE.search(node.get("href") or "")) or _is_posters_rank(node, measures)
+            for node in block.iter()
+        ):
+            return True
+        block = measures.parent.get(block)
+    return False
+
+
+POSTERS_FIGURE = re.compile(r"(?P<label>[^\W\d_]+(?: [^\W\d_]+){0,2}):\s*\S*\d.*")
+"""A figure the forum keeps about a poster: phpBB's "Posts: 138" and "Joined: 4 Jul 2012", FluxBB's
+"Registered: 2016-07-02". The same line elsewhere is the content's own data ("Founded: 2000" in
+a list of franchises, "Impedance: 32 Ohm" on a headphone's card): only beside a poster's name
+does it go."""
+
+
+POSTER_LEVELS = 3
 
 
 LABEL_CHARS = 40
