@@ -180,6 +180,33 @@ def test_code_is_never_taken_for_layout():
     assert text.count('"card": {') == 3, "a repeated line of code is not a template label"
 
 
+def test_each_functions_signature_in_an_api_reference_is_kept():
+    def method(name: str, since: str) -> str:
+        return (
+            f"<details class='toggle method-toggle' open><summary><section id='method.{name}' class='method'>"
+            f"<span class='rightside'><span class='since'>{since}</span> · <a class='src' href='/src/kettle.rs'>"
+            f"Source</a></span><h4 class='code-header'>pub fn <a href='#method.{name}' class='fn'>{name}</a>"
+            "(self, f: impl <a class='trait' href='/ops/trait.FnOnce.html'>FnOnce</a>(T) -&gt; "
+            "<a class='primitive' href='/primitive.bool.html'>bool</a>) -&gt; "
+            "<a class='primitive' href='/primitive.bool.html'>bool</a></h4></section></summary>"
+            f"<div class='docblock'><p>Returns whether the kettle's {name} holds, as the predicate reads it.</p>"
+            "<pre><code>assert!(kettle.boiled());</code></pre></div></details>"
+        )
+
+    text = markdown(
+        "<main><h1>Struct Kettle</h1><h2 id='implementations' class='section-header'>Implementations</h2>"
+        + method("is_boiled_and", "1.70.0 (const: <a href='https://tracker.example/1'>unstable</a>)")
+        + method("is_empty_or", "1.82.0")
+        + DOC_PROSE
+        + "</main>"
+    )
+    assert "pub fn is\\_boiled\\_and(self, f: impl [FnOnce]" in text, (
+        "a stability link does not make a signature a link list"
+    )
+    assert "pub fn is\\_empty\\_or(self" in text
+    assert "as the predicate reads it" in text
+
+
 def test_a_heading_that_links_to_itself_is_kept_and_one_linking_away_is_not():
     text = markdown(
         f"<main><article><h2 id='setup'><a href='#setup'>Setting up</a></h2>{DOC_PROSE}"

@@ -24,6 +24,7 @@ from steward_websearch.extraction.roles import (
     ELSEWHERE,
     LAYOUT,
     MAYBE,
+    SIGNATURES,
     TALK,
     UNLIKELY,
     class_words,
@@ -56,7 +57,9 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
     names a place in the layout (``LAYOUT``: a documentation page's ``layout__header`` holds its
     introduction) is kept too, and so is a block under such a word that heads a section (an ``h2``
     to ``h6``, few of its words links: a landing page's ``SectionHeader`` holding "Customers growing
-    with us" and its standfirst); prose under ``comment`` or ``related`` is not. A block that holds
+    with us" and its standfirst); prose under ``comment`` or ``related`` is not. A heading named
+    for the code it holds (``SIGNATURES``: rustdoc's ``code-header`` over each function) is not
+    named for the layout at all. A block that holds
     most of the page's prose is the story whatever its name (``_is_the_story``); the cookie prompt
     (``CONSENT``) never is, however long its vendor list, unless it holds the page's title or says
     content (a cookie policy). Forms are kept (ASP.NET pages put everything inside one); their
@@ -85,6 +88,8 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
             if child.tag not in KEPT_WHATEVER_THE_NAME:
                 words = class_words(child)
                 named = words & UNLIKELY
+                if child.tag in HEADINGS and words & SIGNATURES:
+                    named -= LAYOUT
                 if named & CONSENT and not words & MAYBE and not holds(child, TITLES):
                     suspects.append((child, named))
                     continue

@@ -23,7 +23,7 @@ from steward_websearch.extraction.blocks import (
     worthy_paragraph,
 )
 from steward_websearch.extraction.boilerplate import FAMILY_SHARE, drop_unmarked_captions
-from steward_websearch.extraction.roles import NEGATIVE, NO_WORDS, class_weight, class_words, is_icon
+from steward_websearch.extraction.roles import NEGATIVE, NO_WORDS, SIGNATURES, class_weight, class_words, is_icon
 from steward_websearch.extraction.tree import (
     Measures,
     ancestors,
@@ -218,7 +218,7 @@ def _looks_like_boilerplate(
     weight = class_weight(element, negative)
     if article and weight < 0 and not is_prose(element, measures):
         return True
-    if _a_records_author(element, records, measures):
+    if _a_records_author(element, records, measures) or _wraps_a_signature(element, measures):
         return False
     text = paragraph_text(element)
     if text.count(",") >= 10:
@@ -256,6 +256,18 @@ def _looks_like_boilerplate(
 
 
 GALLERY_CHARS_PER_IMAGE = 200
+
+
+def _wraps_a_signature(element: Element, measures: Measures) -> bool:
+    """A block that is mostly a heading named for the code it holds (``SIGNATURES``): rustdoc's
+    ``section.method`` around each function's ``h4.code-header``. Its links are the signature's
+    types (``FnOnce``, ``bool``) and the version's tracking issue, not a list of other pages."""
+    chars = measures.chars.get(element, 0)
+    return any(
+        class_words(heading) & SIGNATURES and measures.chars.get(heading, 0) * 2 >= chars
+        for tag in HEADINGS
+        for heading in element.iter(tag)
+    )
 
 
 def _a_written_link(element: Element, measures: Measures) -> bool:

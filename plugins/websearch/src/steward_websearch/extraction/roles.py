@@ -31,6 +31,9 @@ TALK = frozenset("comment comments disqus".split())
 """Boilerplate words that name readers' replies: beside an article's own prose, never the article."""
 LAYOUT = frozenset("header masthead banner popup menu".split())
 """Boilerplate words that name a place in the layout, not a kind of text: prose there is kept."""
+SIGNATURES = frozenset({"code", "signature", "sig", "declaration"})
+"""Words that name a heading for the code it holds: rustdoc's ``code-header``, the heading of each
+function and ``impl``. Beside such a word, ``header`` says what the heading is, not where it sits."""
 MAYBE = frozenset("article body column content main shadow".split())
 POSITIVE = frozenset("article body content entry hentry main page post text blog story".split())
 NEGATIVE = frozenset(
