@@ -409,6 +409,23 @@ def test_the_block_holding_a_products_title_is_the_product_not_its_gallery():
     assert "from every side" not in text, "pictures and a caption are a gallery"
 
 
+def test_a_headed_section_among_its_pictures_is_the_products_own_on_a_page_that_is_no_article():
+    pictures = "".join(f"<img src='/img/jimmy-{n}.png' alt='Jimmy, view {n}'>" for n in range(1, 6))
+    section = f"<section>{pictures}<h2>Jimmy</h2><div>Flexible steel blade for precise prying.</div></section>"
+    specifications = "".join(
+        f"<tr><th>{name}</th><td>{value}</td></tr>"
+        for name, value in [("Bits", "64 precision bits, 4 mm"), ("Case", "Zippered, 1.2 kg"), ("Warranty", "Lifetime")]
+    )
+    page = (
+        f"<h1>Pro Tech Toolkit</h1><div class='price'>$74.99</div><div>{section}<table>{specifications}</table></div>"
+    )
+    assert "Flexible steel blade" in cleaned(page), "a section with its heading is the product's, pictures or not"
+    story = f"<p>{'Repair is a right, and the kit makes it easy. ' * 3}</p><div>{section}</div>"
+    content = parse.parse_html(f"<html><body><div id='content'>{story}</div></body></html>").find("body")[0]
+    cleaning.clean(content, article=True)
+    assert "Flexible steel blade" not in "".join(content.itertext()), "beside a story, headed pictures are a gallery"
+
+
 def test_a_list_of_sources_each_with_its_note_is_written_and_a_list_of_links_is_not():
     sources = (
         "<ul><li><a href='/arbor'>Arbor Day Foundation, climate and tree resources</a> – planting trees and"

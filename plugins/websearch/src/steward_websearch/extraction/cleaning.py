@@ -58,11 +58,15 @@ def clean(content: Element, *, article: bool) -> None:
     more items without links (a product's facts: "1.7 l", "Steel", "2 kW"); and one stays
     when it gives the date of a record it sits in (``_a_records_date``): a reply's date is part of
     the reply, and so is its author, a link to the poster's profile (``_a_records_author``); the
-    rank the forum gives the poster is not (``_is_posters_rank``). Content that reads as an article
-    without declaring itself one loses its captions too (``drop_unmarked_captions``), when they
-    say at most ``CAPTIONS_SHARE`` of it. Content that does not read as an article keeps the
-    entries of its listing whole (``_listed``); content that does, when there are
-    ``LISTING_ENTRIES`` or more (a listing that calls itself an article, not a rail beside a story).
+    rank the forum gives the poster is not (``_is_posters_rank``). Pictures with little text
+    between them are a gallery, unless they hold the page's title, or, where the content does not
+    read as an article, a heading: on a product page a headed section among its pictures is one of
+    the product's own (a toolkit's "Jimmy" and what it does), beside a story it is a rail. Content
+    that reads as an article without declaring itself one loses its captions too
+    (``drop_unmarked_captions``), when they say at most ``CAPTIONS_SHARE`` of it. Content that does
+    not read as an article keeps the entries of its listing whole (``_listed``); content that does,
+    when there are ``LISTING_ENTRIES`` or more (a listing that calls itself an article, not a rail
+    beside a story).
     """
     measures = Measures(content)
     total = measures.chars.get(content, 0)
@@ -232,7 +236,7 @@ def _looks_like_boilerplate(
         images > 1
         and paragraphs / images < 0.5
         and length < GALLERY_CHARS_PER_IMAGE * images
-        and not holds(element, TITLES)
+        and not holds(element, TITLES if article else TITLES | HEADINGS)
     ):
         return True
     if element.tag not in ("ul", "ol") and items > paragraphs:
