@@ -285,6 +285,30 @@ def test_an_element_hidden_by_its_class_is_dropped_unless_it_is_content():
     assert "Shown from medium screens up" in text, "a responsive class hides only on some screens"
 
 
+def test_an_accordions_questions_set_in_the_buttons_that_open_them_are_kept():
+    items = "".join(
+        f"<div class='accordion-item'><h2 class='accordion-header'><button class='accordion-button collapsed'"
+        f" type='button' data-bs-toggle='collapse' data-bs-target='#answer-{n}'><svg><path d='M0'/></svg>"
+        f"{question}</button></h2><div id='answer-{n}' class='accordion-collapse collapse'><div"
+        f" class='accordion-body'>{answer}</div></div></div>"
+        for n, (question, answer) in enumerate(
+            [
+                ("How long does descaling take?", "An hour with citric acid, two spoons a litre."),
+                ("Does the kettle need filtered water?", "No, but hard water means descaling every month."),
+                ("Is the lid dishwasher safe?", "Yes, on the top rack, below 60 degrees."),
+            ]
+        )
+    )
+    text = markdown(
+        f"<main><h1>Quiet Kettle 2</h1><p>{'The kettle that does not sing, in steel and glass. ' * 3}</p>"
+        f"<div class='accordion'>{items}</div><button class='btn'>Add to cart</button></main>"
+    )
+    assert "## How long does descaling take?" in text, "the question is the heading's text"
+    assert "## Is the lid dishwasher safe?" in text
+    assert "An hour with citric acid" in text
+    assert "Add to cart" not in text, "a button that is no heading's text says what it does"
+
+
 def test_the_panels_a_reader_opens_are_kept_but_hidden_menus_modals_and_copies_are_not():
     page = (
         "<main><h1>Online certificates</h1><p>Short courses that end in a certificate you can show.</p>"

@@ -228,12 +228,26 @@ CAPTIONS = frozenset({"caption", "credit", "credits", "attribution"})
 CAPTION_CHARS = 300
 
 
+def _read_headings_buttons(root: Element) -> None:
+    """Make each ``button`` inside a heading a ``span``: an accordion's question ("What are the
+    prerequisites?") is the heading's text, set in the button that opens its answer (Bootstrap's
+    ``h2.accordion-header > button.accordion-button``). Its class goes with it: ``accordion-button``
+    would read as a control drawn as a button (``cleaning.drop_controls``). Other buttons say what
+    they do, and go."""
+    for tag in HEADINGS:
+        for heading in root.iter(tag):
+            for button in heading.iter("button"):
+                button.tag = "span"
+                button.attrib.pop("class", None)
+
+
 def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     """Drop what never renders text, then (``furniture``) the page's furniture, then what is hidden.
 
     A ``noscript`` that asks for JavaScript ("You must enable JavaScript to shop", "You need
     JavaScript to view the comments") goes with what never renders text: it speaks to the reader's
     browser, not of the page. Other ``noscript`` is read, as a browser without JavaScript shows it.
+    A ``button`` is a control, except inside a heading, whose text it is (``_read_headings_buttons``).
 
     Furniture is what its tag or role says is navigation, a banner, an aside, a footer or a
     dialog, and figure captions. A dialog inside the ``main`` landmark, and the ``aside`` it
@@ -259,6 +273,7 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
     """
     panels = _Panels()
     panels.read_controls(root)
+    _read_headings_buttons(root)
     around_main = _around(root, is_main) if furniture else set()
     drawers = set() if article or not furniture else _drawers(e for e in around_main if is_main(e))
     drawers.update([element for drawer in drawers for element in drawer.iter("aside")])
