@@ -180,6 +180,25 @@ def test_code_is_never_taken_for_layout():
     assert text.count('"card": {') == 3, "a repeated line of code is not a template label"
 
 
+def test_a_references_short_notes_on_versions_are_kept_and_short_labels_are_not():
+    def function(name: str, note: str) -> str:
+        return (
+            f"<dl class='py function'><dt class='sig'>kettle.{name}(water)</dt><dd>{DOC_PROSE}"
+            f"<div class='versionadded'><p><span class='versionmodified added'>{note}</span></p></div>"
+            "<div class='toolbar'><p>Copy link</p></div></dd></dl>"
+        )
+
+    text = markdown(
+        "<main><h1>kettle</h1>"
+        + function("boil", "Added in version 3.7.")
+        + function("pour", "Changed in 3.12.")
+        + "</main>"
+    )
+    assert "Added in version 3.7." in text, "a sentence is written, however short"
+    assert "Changed in 3.12." in text
+    assert "Copy link" not in text, "a short label is no sentence"
+
+
 def test_each_functions_signature_in_an_api_reference_is_kept():
     def method(name: str, since: str) -> str:
         return (

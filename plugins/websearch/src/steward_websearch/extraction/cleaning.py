@@ -55,7 +55,8 @@ def clean(content: Element, *, article: bool) -> None:
     ``bio``, ``description``…: ``AUTHOR_BOX``, at most ``AUTHOR_BOX_CHARS``), unless it is one of
     several alike (a page of authors' cards). ``author`` alone is not enough: listings and threads
     name whole entries by their author. A block under 25 characters goes, but not a list of two or
-    more items without links (a product's facts: "1.7 l", "Steel", "2 kW"); and one stays
+    more items without links (a product's facts: "1.7 l", "Steel", "2 kW"), nor a short sentence
+    (``_a_short_sentence``: Sphinx's "Added in version 3.7."); and one stays
     when it gives the date of a record it sits in (``_a_records_date``): a reply's date is part of
     the reply, and so is its author, a link to the poster's profile (``_a_records_author``); the
     rank the forum gives the poster is not (``_is_posters_rank``). Pictures with little text
@@ -244,6 +245,7 @@ def _looks_like_boilerplate(
     written_link = _a_written_link(element, measures)
     if (
         length < 25
+        and not _a_short_sentence(element, text)
         and not _a_records_date(element, records, measures)
         and (images == 0 or images > 2)
         and element.tag not in ("table", "dl")
@@ -260,6 +262,14 @@ def _looks_like_boilerplate(
 
 
 GALLERY_CHARS_PER_IMAGE = 200
+
+
+def _a_short_sentence(element: Element, text: str) -> bool:
+    """A block that is one paragraph of three words or more ending with a full stop: written, however
+    short (a reference's "Added in version 3.7.", a product's "Miles of motivation."); a label
+    ("Copy link", "Back to top") is no sentence."""
+    paragraphs = [child for child in element if child.tag == "p"]
+    return len(element) == 1 and len(paragraphs) == 1 and len(text.split()) >= 3 and text.endswith(".")
 
 
 def _wraps_a_signature(element: Element, measures: Measures) -> bool:
