@@ -933,10 +933,13 @@ def test_what_asks_the_reader_to_sign_in_rate_or_share_is_not_text_but_an_instru
         "<p>This topic was automatically closed 30 days after the last reply. New replies are no longer allowed.</p>",
         "<h3>Was this article helpful?</h3><p>War der Artikel nützlich?</p>",
         "<p><strong>Möchten Sie den Artikel teilen?</strong></p><h4>Share this article</h4>",
+        "<p class='jetpack-slideshow-noscript robots-nocontent'>This slideshow requires JavaScript.</p>",
+        "<p>Dieser Shop setzt voraus, dass Sie JavaScript aktiviert haben. Bitte aktivieren Sie JavaScript.</p>",
     )
     kept = (
         "<p>Log in to your developer console and click Create Application.</p>",
         "<p>Register to join the online events.</p>",
+        "<p>The course covers HTML, CSS and JavaScript.</p>",
     )
     text = markdown(f"<main><h1>Kettle descaling</h1>{KETTLE_PROSE}{''.join(prompts)}{''.join(kept)}</main>")
     for gone in (
@@ -952,9 +955,12 @@ def test_what_asks_the_reader_to_sign_in_rate_or_share_is_not_text_but_an_instru
         "nützlich",
         "teilen",
         "Share this",
+        "slideshow",
+        "Dieser Shop",
     ):
         assert gone not in text
     assert "Log in to your developer console" in text
+    assert "HTML, CSS and JavaScript." in text, "a sentence about JavaScript asks nothing"
     assert "Register to join the online events." in text
 
 

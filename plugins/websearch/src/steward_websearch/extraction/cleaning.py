@@ -586,11 +586,16 @@ ASKS = re.compile(
     r"|cet article (?:vous a-t-il été|était-il) utile\W*|¿?(?:te|le) (?:ha )?(?:resultado|resultó) útil\W*"
     r"|hier können sie (?:den|diesen) (?:artikel|beitrag) bewerten\W*"
     r"|share this (?:article|post|story|page)\W*|(?:möchten sie|willst du) (?:den|diesen) (?:artikel|beitrag) teilen\W*"
-    r"|(?:diesen )?(?:artikel|beitrag) teilen\W*|partager (?:cet|l')article\W*|compart(?:e|ir) (?:este|el) artículo\W*",
+    r"|(?:diesen )?(?:artikel|beitrag) teilen\W*|partager (?:cet|l')article\W*|compart(?:e|ir) (?:este|el) artículo\W*"
+    r"|(?:[^.!?]*\b(?:requires? javascript|(?:please )?enable javascript|javascript (?:is|must be) (?:required|enabled)"
+    r"|javascript aktivier(?:en|t)|aktivieren sie javascript|activ(?:er|ez) (?:le )?javascript"
+    r"|habilit(?:ar|e) (?:el )?javascript|attiva(?:re)? javascript)\b[^.!?]*[.!?]?\s*){1,2}",
     re.IGNORECASE,
 )
 """What asks the reader to act: a prompt to sign in before acting, a thread's notice that a guest
-cannot, a request to rate or share the page; in English, German, French, Spanish and Italian."""
+cannot, a request to rate or share the page, or to turn JavaScript on ("This slideshow requires
+JavaScript.", what WordPress's slideshows say outside any ``noscript``); in English, German,
+French, Spanish and Italian."""
 
 
 ASKING_TAGS = frozenset({"p", "div", "span", "h2", "h3", "h4", "h5", "h6", "li", "strong", "em", "a"})
