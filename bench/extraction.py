@@ -13,6 +13,11 @@ as a multiple of trafilatura's. Page-by-page results (F1 of each extractor, our 
 go to ``bench/output/extraction/<corpus>/`` for study, worst pages relative to trafilatura first:
 rules are judged on the corpora as a whole, never written for one page.
 
+With ``--wcxb-repository DIR`` (a checkout of WCXB's own repository, github.com/Murrough-Foley/
+web-content-extraction-benchmark), its full ``dev`` split (1,497 pages; ``wcxb-dev`` is drawn from
+an earlier version of it) and its held-out ``test`` split (511) are scored too. On WCXB's pages a
+second line gives WCXB's own rule (``word_scores``), the one its published figures use.
+
 Last, pages built to be slow (thousands of blocks opening alike, of headings linking away, of
 announced link lists; 5 MB of text): seconds each, to show no rule grows with the square of a page.
 
@@ -69,6 +74,25 @@ def page_counts(truth: str, predicted: str) -> tuple[float, float, float]:
 def page_f1(truth: str, predicted: str) -> float:
     tp, fp, fn = page_counts(truth, predicted)
     return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+def word_scores(pages: list[tuple[str, str]]) -> tuple[float, float, float]:
+    """(precision, recall, F1) by WCXB's own rule, the one its published figures use: per page, the
+    lowercased ``\\w+`` words of both texts as multisets (precision = shared / predicted, recall =
+    shared / truth); each of the three averaged over all pages. No shingles, so word order is not
+    scored: it reads higher than ``score`` on the same outputs."""
+    rows = []
+    for truth, predicted in pages:
+        expected, found = Counter(TOKEN.findall(truth.lower())), Counter(TOKEN.findall(predicted.lower()))
+        if not expected:
+            rows.append((1.0, 1.0, 1.0) if not found else (0.0, 0.0, 0.0))
+            continue
+        shared = sum((expected & found).values())
+        precision = shared / sum(found.values()) if found else 0.0
+        recall = shared / sum(expected.values())
+        rows.append((precision, recall, 2 * precision * recall / (precision + recall) if shared else 0.0))
+    precision, recall, f1 = (statistics.mean(row[i] for row in rows) for i in range(3))
+    return precision, recall, f1
 
 
 def score(pages: list[tuple[str, str]]) -> tuple[float, float, float]:
@@ -147,6 +171,32 @@ def load(corpus: str, limit: int | None) -> list[Page]:
     return [Page(key, gzip.decompress((folder / "html" / f"{key}.html.gz").read_bytes()), truth[key]) for key in keys]
 
 
+def load_wcxb_split(repository: Path, split: str, limit: int | None) -> list[Page]:
+    """A split of WCXB as its own repository lays it out (``<split>/html/<id>.html.gz`` and
+    ``<split>/ground-truth/<id>.json``), read into the shared corpora's shape: the full ``dev``
+    split (1,497 pages, of which ``wcxb-dev`` is 674) and the held-out ``test`` split (511)."""
+    pages = []
+    for path in sorted((repository / split / "ground-truth").glob("*.json"))[:limit]:
+        entry = json.loads(path.read_text())
+        truth, kind = entry.get("ground_truth") or {}, (entry.get("_internal") or {}).get("page_type") or {}
+        kind = kind.get("primary", "article") if isinstance(kind, dict) else kind or "article"
+        html = gzip.decompress((repository / split / "html" / f"{path.stem}.html.gz").read_bytes())
+        pages.append(
+            Page(
+                path.stem,
+                html,
+                {
+                    "articleBody": truth.get("main_content") or "",
+                    "url": entry.get("url") or "",
+                    "page_type": "collection" if kind == "category" else kind,
+                    "with": truth.get("with") or [],
+                    "without": truth.get("without") or [],
+                },
+            )
+        )
+    return pages
+
+
 def run(extractor: Callable[[bytes, str], str], pages: list[Page]) -> Run:
     result = Run()
     for page in pages:
@@ -193,6 +243,10 @@ def report(corpus: str, pages: list[Page], runs: dict[str, Run]) -> None:
                 chosen = [pair for pair, p in zip(chosen, pages, strict=True) if p.truth.get("page_type") == kind]
                 by_kind.append(f"{kind} {score(chosen)[2]:.3f}")
             print(f"{'':26s} by kind: " + ", ".join(by_kind), flush=True)
+            precision, recall, f1 = word_scores(
+                [(p.truth["articleBody"], o) for p, o in zip(pages, result.outputs, strict=True)]
+            )
+            print(f"{'':26s} WCXB's own rule (words, mean of pages): F1 {f1:.3f} (P {precision:.3f} / R {recall:.3f})")
     if "steward" in runs and "trafilatura" in runs:
         ratio = sum(runs["trafilatura"].seconds) / sum(runs["steward"].seconds)
         print(f"speed: steward runs at {ratio:.2f}x trafilatura's pages/s (target >= 1.0x)")
@@ -254,12 +308,34 @@ def main() -> None:
     parser.add_argument("--corpus", choices=CORPORA, action="append")
     parser.add_argument("--only", nargs="+", choices=list(EXTRACTORS))
     parser.add_argument("--limit", type=int)
+    parser.add_argument(
+        "--wcxb-repository",
+        type=Path,
+        help="a checkout of WCXB's repository: also score its full dev and held-out test splits",
+    )
     options = parser.parse_args()
-    for corpus in options.corpus or CORPORA:
-        pages = load(corpus, options.limit)
+    corpora = {corpus: load(corpus, options.limit) for corpus in options.corpus or CORPORA}
+    if options.wcxb_repository:
+        for split in ("dev", "test"):
+            corpora[f"wcxb-{split}-full"] = load_wcxb_split(options.wcxb_repository, split, options.limit)
+    if "wcxb-dev" in corpora and "wcxb-dev-full" in corpora:
+        report_revised_truths(corpora["wcxb-dev"], corpora["wcxb-dev-full"])
+    for corpus, pages in corpora.items():
         runs = {name: run(EXTRACTORS[name], pages) for name in options.only or EXTRACTORS}
         report(corpus, pages, runs)
     report_slow_pages()
+
+
+def report_revised_truths(shared: list[Page], full: list[Page]) -> None:
+    """How many of the shared ``wcxb-dev`` pages the repository's dev split holds, and how many of
+    their truths it has since revised: the two are scored against different truths."""
+    truths = {page.key: page.truth["articleBody"] for page in full}
+    common = [page for page in shared if page.key in truths]
+    revised = sum(1 for page in common if page.truth["articleBody"] != truths[page.key])
+    print(
+        f"\nwcxb-dev: {len(common)} of its {len(shared)} pages are in the repository's dev split,"
+        f" {revised} of them with a revised truth"
+    )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,47 @@
+"""The extraction benchmark's two scoring rules and its reading of WCXB's own repository layout."""
+
+import gzip
+import json
+
+import pytest
+from script_modules import load_script
+
+bench = load_script("bench/extraction.py", "bench_extraction")
+
+
+def test_wcxbs_own_rule_scores_words_as_bags_and_averages_pages():
+    truth = "The kettle boils a litre in ninety seconds"
+    reordered = "in ninety seconds the kettle boils a litre"
+    assert bench.word_scores([(truth, reordered)]) == (1.0, 1.0, 1.0), "word order is not scored"
+    assert bench.score([(truth, reordered)])[2] < 1.0, "the shared rule's shingles score it"
+    half = "The kettle boils Menu Login Cart"
+    precision, recall, f1 = bench.word_scores([(truth, half), (truth, "")])
+    assert precision == pytest.approx((3 / 6 + 0.0) / 2)
+    assert recall == pytest.approx((3 / 8 + 0.0) / 2)
+    assert f1 == pytest.approx((2 * 0.5 * 0.375 / 0.875 + 0.0) / 2), "an empty output scores 0 and still counts"
+    assert bench.word_scores([("", "")]) == (1.0, 1.0, 1.0)
+
+
+def test_a_split_of_wcxbs_repository_reads_as_the_shared_corpora_do(tmp_path):
+    for split, key, kind in [("dev", "0001", {"primary": "category"}), ("test", "4011", "forum")]:
+        (tmp_path / split / "html").mkdir(parents=True)
+        (tmp_path / split / "ground-truth").mkdir()
+        (tmp_path / split / "html" / f"{key}.html.gz").write_bytes(gzip.compress(b"<p>Kettles</p>"))
+        entry = {
+            "url": f"https://shop.example/{key}",
+            "_internal": {"page_type": kind},
+            "ground_truth": {"main_content": "Kettles", "with": ["Kettles"], "without": ["Cart"]},
+        }
+        (tmp_path / split / "ground-truth" / f"{key}.json").write_text(json.dumps(entry))
+    (dev,) = bench.load_wcxb_split(tmp_path, "dev", None)
+    assert dev.key == "0001"
+    assert dev.html == b"<p>Kettles</p>"
+    assert dev.truth == {
+        "articleBody": "Kettles",
+        "url": "https://shop.example/0001",
+        "page_type": "collection",
+        "with": ["Kettles"],
+        "without": ["Cart"],
+    }, "WCXB's 'category' is the shared corpus's 'collection'"
+    (test,) = bench.load_wcxb_split(tmp_path, "test", None)
+    assert test.truth["page_type"] == "forum"
