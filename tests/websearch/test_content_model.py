@@ -482,6 +482,14 @@ def test_a_list_of_sources_each_with_its_note_is_written_and_a_list_of_links_is_
     assert "maps and data on the climate" in text, "a writer's annotated list of sources"
     assert "NOAA Climate.gov" in text
     assert "Trees" not in text, "a list that is only its links is a link list"
+    reading = "".join(
+        f"<li><a href='/wiki/{n}'>{title}</a> by {author}</li>"
+        for n, (title, author) in enumerate(
+            [("Tuning Your Kettle", "Greg Smith"), ("Descaling", "Frank Wiles"), ("Quiet Boiling", "Devart")]
+        )
+    )
+    text = cleaned(f"{story}<div><ul>{reading}</ul></div>")
+    assert "Descaling by Frank Wiles" in text, "a reading list names its authors: a note of its own, however short"
 
 
 def test_a_sheet_inside_a_drawer_is_the_drawers_content():

@@ -294,9 +294,10 @@ def _annotated(items: Element, measures: Measures) -> bool:
     """A list whose items say something of their own beside their links: references, a reading list.
 
     "Arbor Day Foundation – information about climate change and planting trees", "[Barak-Steurer]
-    graduate course on sum-of-squares": a writer's list of sources, each link annotated. A menu's
-    items are their links and nothing else. Annotated is half the items holding
-    ``ANNOTATION_CHARS`` or more characters outside their links.
+    graduate course on sum-of-squares", a wiki's "Tuning PostgreSQL by Frank Wiles": a writer's list
+    of sources, each link annotated. A menu's items are their links and nothing else. Annotated is
+    half the items holding ``ANNOTATION_CHARS`` or more characters outside their links: an author's
+    name is enough.
     """
     entries = [item for item in items if item.tag == "li" and measures.chars.get(item, 0)]
     annotated = sum(
@@ -305,7 +306,7 @@ def _annotated(items: Element, measures: Measures) -> bool:
     return bool(entries) and annotated * 2 >= len(entries)
 
 
-ANNOTATION_CHARS = 25
+ANNOTATION_CHARS = 10
 
 
 def _introduced(items: Element, measures: Measures) -> bool:
