@@ -224,7 +224,8 @@ def report(corpus: str, pages: list[Page], runs: dict[str, Run]) -> None:
     print(f"\n== {corpus}: {len(pages)} pages")
     kinds = sorted({page.truth.get("page_type", "") for page in pages} - {""})
     for name, result in runs.items():
-        precision, recall, f1 = score([(p.truth["articleBody"], o) for p, o in zip(pages, result.outputs, strict=True)])
+        pairs = [(page.truth["articleBody"], output) for page, output in zip(pages, result.outputs, strict=True)]
+        precision, recall, f1 = score(pairs)
         total = sum(result.seconds)
         p99 = statistics.quantiles(result.seconds, n=100)[98] if len(result.seconds) > 1 else result.seconds[0]
         line = (
@@ -239,13 +240,10 @@ def report(corpus: str, pages: list[Page], runs: dict[str, Run]) -> None:
         if kinds:
             by_kind = []
             for kind in kinds:
-                chosen = [(p.truth["articleBody"], o) for p, o in zip(pages, result.outputs, strict=True)]
-                chosen = [pair for pair, p in zip(chosen, pages, strict=True) if p.truth.get("page_type") == kind]
+                chosen = [pair for pair, page in zip(pairs, pages, strict=True) if page.truth.get("page_type") == kind]
                 by_kind.append(f"{kind} {score(chosen)[2]:.3f}")
             print(f"{'':26s} by kind: " + ", ".join(by_kind), flush=True)
-            precision, recall, f1 = word_scores(
-                [(p.truth["articleBody"], o) for p, o in zip(pages, result.outputs, strict=True)]
-            )
+            precision, recall, f1 = word_scores(pairs)
             print(f"{'':26s} WCXB's own rule (words, mean of pages): F1 {f1:.3f} (P {precision:.3f} / R {recall:.3f})")
     if "steward" in runs and "trafilatura" in runs:
         ratio = sum(runs["trafilatura"].seconds) / sum(runs["steward"].seconds)

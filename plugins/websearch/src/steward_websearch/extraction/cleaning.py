@@ -268,8 +268,7 @@ def _a_short_sentence(element: Element, text: str) -> bool:
     """A block that is one paragraph of three words or more ending with a full stop: written, however
     short (a reference's "Added in version 3.7.", a product's "Miles of motivation."); a label
     ("Copy link", "Back to top") is no sentence."""
-    paragraphs = [child for child in element if child.tag == "p"]
-    return len(element) == 1 and len(paragraphs) == 1 and len(text.split()) >= 3 and text.endswith(".")
+    return len(element) == 1 and element[0].tag == "p" and len(text.split()) >= 3 and text.endswith(".")
 
 
 def _wraps_a_signature(element: Element, measures: Measures) -> bool:
