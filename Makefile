@@ -73,7 +73,7 @@ bench: install
 	$(BIN)/python bench/executor_overhead.py
 	$(BIN)/python bench/http_throughput.py
 	$(BIN)/python bench/turn_overhead.py
-	$(BIN)/python bench/extraction.py $(if $(WCXB),--wcxb-repository $(WCXB))
+	$(BIN)/python bench/extraction.py $(if $(EXTRACTION_DATA),--data $(EXTRACTION_DATA)) $(if $(WCXB),--wcxb-repository $(WCXB))
 	$(BIN)/python bench/fetch_service.py
 	$(BIN)/python bench/trust.py
 	$(BIN)/python bench/mcp_round_trip.py

@@ -44,6 +44,7 @@ from pathlib import Path
 from steward_websearch.extract import extract
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "extraction"
+"""Where the full corpora live beside our own checkouts; ``--data`` (``make bench EXTRACTION_DATA=…``) names another."""
 CORPORA = ("scrapinghub", "wcxb-dev")
 OUTPUT = Path(__file__).resolve().parent / "output" / "extraction"
 TOKEN = re.compile(r"\w+")
@@ -164,8 +165,8 @@ class Run:
     seconds: list[float] = field(default_factory=list)
 
 
-def load(corpus: str, limit: int | None) -> list[Page]:
-    folder = DATA / corpus
+def load(corpus: str, limit: int | None, data: Path = DATA) -> list[Page]:
+    folder = data / corpus
     truth = json.loads((folder / "ground-truth.json").read_text())
     keys = sorted(truth)[:limit]
     return [Page(key, gzip.decompress((folder / "html" / f"{key}.html.gz").read_bytes()), truth[key]) for key in keys]
@@ -306,13 +307,14 @@ def main() -> None:
     parser.add_argument("--corpus", choices=CORPORA, action="append")
     parser.add_argument("--only", nargs="+", choices=list(EXTRACTORS))
     parser.add_argument("--limit", type=int)
+    parser.add_argument("--data", type=Path, default=DATA, help=f"the folder of the corpora (default {DATA})")
     parser.add_argument(
         "--wcxb-repository",
         type=Path,
         help="a checkout of WCXB's repository: also score its full dev and held-out test splits",
     )
     options = parser.parse_args()
-    corpora = {corpus: load(corpus, options.limit) for corpus in options.corpus or CORPORA}
+    corpora = {corpus: load(corpus, options.limit, options.data) for corpus in options.corpus or CORPORA}
     if options.wcxb_repository:
         for split in ("dev", "test"):
             corpora[f"wcxb-{split}-full"] = load_wcxb_split(options.wcxb_repository, split, options.limit)

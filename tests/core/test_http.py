@@ -15,8 +15,16 @@ from steward.testing import serve_host
 INVOKE = "/api/v1/capabilities/{}/invoke"
 
 
-def test_healthz_needs_no_key(served):
-    response = httpx.get(f"{served.base_url}/healthz")
+def test_healthz_needs_no_key_and_tells_a_stranger_only_the_status(served):
+    for headers in ({}, {"Authorization": "Bearer stw_not-a-key"}):
+        response = httpx.get(f"{served.base_url}/healthz", headers=headers)
+        assert response.status_code == 200
+        assert response.json() == {"status": "degraded"}, "no plugin list, no upstream URLs without a key"
+        assert "127.0.0.1" not in response.text
+
+
+def test_healthz_with_a_key_has_the_details(served):
+    response = served.client().get("/healthz")
     assert response.status_code == 200
     assert response.json()["plugins"] == ["sample"]
     assert response.json()["load_errors"] == []
@@ -259,7 +267,7 @@ def test_policy_file_flip_changes_the_next_request(served):
 
 def test_corrupt_policy_degrades_health(served):
     (served.host.data_dir / "capabilities" / "policy.json").write_text("{")
-    health = httpx.get(f"{served.base_url}/healthz").json()
+    health = served.client().get("/healthz").json()
     assert health["status"] == "degraded"
     assert "policy.json is not valid JSON" in health["problems"][0]
 

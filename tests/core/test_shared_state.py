@@ -258,8 +258,7 @@ def test_redis_down_mid_run_refuses_with_503_and_service_comes_back_by_itself(re
             assert "cannot be reached" in down.json()["error"]["message"]
             health = httpx.get(f"{served.base_url}/healthz")
             assert health.status_code == 503
-            assert health.json()["status"] == "unavailable"
-            assert any("Redis at redis://127.0.0.1" in problem for problem in health.json()["problems"])
+            assert health.json() == {"status": "unavailable"}, "where Redis lives is for key holders"
             assert sample.runs == {}
         finally:
             redis_server.start()

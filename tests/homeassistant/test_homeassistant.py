@@ -231,9 +231,11 @@ def test_health_reports_reachability_only_when_enabled(served, ha):
     configure(served, ha)
     upstream, _ = ha
     upstream.authorizations.clear()
-    checks = {c["name"]: c for c in httpx.get(f"{served.base_url}/healthz").json()["checks"]}
+    assert httpx.get(f"{served.base_url}/healthz").json() == {"status": "degraded"}
+    checks = {c["name"]: c for c in served.client().get("/healthz").json()["checks"]}
     assert checks["home assistant"]["detail"] == "reachable (HTTP 401 without a token)"
-    assert upstream.authorizations == [None], "an anonymous /healthz never makes Steward send the token"
+    assert upstream.authorizations
+    assert set(upstream.authorizations) == {None}, "health never sends the token"
 
 
 def test_a_new_base_url_drops_the_token_unless_one_comes_with_it(served, ha, tmp_path):

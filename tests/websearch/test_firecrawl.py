@@ -3,6 +3,7 @@ with hermes-agent's Firecrawl provider (in its own venv: its pins clash with our
 
 import json
 import os
+import socket
 import ssl
 import subprocess
 from pathlib import Path
@@ -14,6 +15,7 @@ import trustme
 from firecrawl.v2.utils.error_handler import (
     BadRequestError,
     DNSResolutionError,
+    InternalServerError,
     RateLimitError,
     RequestTimeoutError,
     TLSError,
@@ -169,6 +171,24 @@ def test_busy_is_429(upstreams, tmp_path):
         sdk.search("kettles")
         with pytest.raises(RateLimitError):
             sdk.search("kettles")
+
+
+def test_searxng_down_is_a_503_with_the_reason_not_an_internal_error(upstreams, tmp_path):
+    _, site_url, _, model_url = upstreams
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        nowhere = f"http://127.0.0.1:{closed.getsockname()[1]}"
+    settings = settings_for(site_url, nowhere, model_url)
+    with serve_host([steward_websearch], data_dir=tmp_path, config={"plugins": {"websearch": settings}}) as server:
+        server.set_policy("web_search_enabled", True)
+        sdk = firecrawl.Firecrawl(api_key=server.key(**SERVICE_KEY), api_url=server.base_url)
+        with pytest.raises(firecrawl.v2.utils.error_handler.FirecrawlError) as caught:
+            sdk.search("kettles")
+    assert not isinstance(caught.value, InternalServerError)
+    assert caught.value.status_code == 503
+    body = caught.value.response.json()
+    assert body["success"] is False
+    assert "cannot be reached" in body["error"]
 
 
 @pytest.mark.parametrize("status", [404, 410, 500])

@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 from steward_websearch.net import guard
-from steward_websearch.net.guard import Guard, TargetRejected, check_address, check_url, resolve
+from steward_websearch.net.guard import Guard, TargetRejected, UnresolvableHost, check_address, check_url, resolve
 
 REFUSED_URLS = [
     # schemes
@@ -218,7 +218,6 @@ WILDCARD_NAMES = [
     ("mapped.example", ["::ffff:127.0.0.1"]),
     ("nat64.example", ["64:ff9b::a9fe:a9fe"]),
     ("tailnet.example", ["100.100.100.100"]),
-    ("empty.example", []),
 ]
 
 
@@ -235,6 +234,12 @@ async def test_resolve_returns_every_public_answer_once():
         "1.1.1.1",
         "2606:4700::1",
     ]
+
+
+@pytest.mark.anyio
+async def test_a_name_with_no_addresses_is_unresolvable_not_blocked():
+    with pytest.raises(UnresolvableHost, match=r"^empty.example has no addresses$"):
+        await resolve("empty.example", 80, resolver=fixed([]))
 
 
 @pytest.mark.anyio

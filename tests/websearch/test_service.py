@@ -350,8 +350,17 @@ def test_policy_flag_and_audit(served, agent, site):
 
 def test_model_and_invoke_surfaces_never_see_the_service_variant(served):
     capabilities = served.client().get("/api/v1/capabilities").json()["capabilities"]
-    fetches = [c for c in capabilities if c["name"] == "web.fetch"]
-    assert sorted(tuple(c["surfaces"]) for c in fetches) == [("cli", "conversation", "invoke", "mcp"), ("service",)]
+    names = [c["name"] for c in capabilities]
+    assert len(names) == len(set(names)), "one name, one entry"
+    (fetch,) = [c for c in capabilities if c["name"] == "web.fetch"]
+    assert fetch["surfaces"] == ["cli", "conversation", "invoke", "mcp", "service"]
+    assert (
+        "mode"
+        not in fetch["arguments_schema"]["$defs"][fetch["arguments_schema"]["$ref"].rsplit("/", 1)[1]]["properties"]
+    )
+    (variant,) = fetch["variants"]
+    assert variant["surfaces"] == ["service"]
+    assert "fetch service" in variant["description"]
     invoke = served.client(["invoke"], preapproved=["web.fetch"]).post(
         "/api/v1/capabilities/web.fetch/invoke", json={"arguments": {"url": "http://example.org/", "mode": "raw"}}
     )

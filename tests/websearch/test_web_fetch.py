@@ -155,3 +155,15 @@ def test_bad_allowed_networks_stop_the_start(tmp_path):
     config = {"plugins": {"websearch": {"allowed_networks": ["10.0.0.0/33"]}}}
     with pytest.raises(steward.ConfigError, match=r"plugins\.websearch: allowed_networks"):
         make_host([steward_websearch], data_dir=tmp_path, config=config)
+
+
+def test_a_name_that_does_not_resolve_is_a_dns_failure_not_a_block(served, monkeypatch):
+    async def nothing_resolves(host, port):
+        raise OSError(-3, "Temporary failure in name resolution")
+
+    monkeypatch.setattr("steward_websearch.net.guard.system_resolver", nothing_resolves)
+    response = fetch(served, "http://kettles.example/")
+    body = response.json()
+    assert (response.status_code, body["code"]) == (502, "DNS_RESOLUTION_FAILED")
+    assert body["message"].startswith("kettles.example does not resolve")
+    assert "blocked" not in body["message"]

@@ -41,7 +41,7 @@ from steward.openapi import INVOKE_BODY, openapi_document, openapi_operation
 from steward.outcome import Outcome, Status
 from steward.plugins import call_each, describe
 from steward.policy import Policy
-from steward.registry import Registered
+from steward.registry import Registered, Registry
 from steward.state import StateStore, StateUnavailable
 
 log = logging.getLogger("steward.app")
@@ -148,9 +148,21 @@ class InvokeRequest(msgspec.Struct, forbid_unknown_fields=True):
 
 # endpoints
 async def healthz(request: Request) -> Response:
-    """Liveness, plugin load errors, policy problems and dependency checks; 503 while shared state is unreachable."""
-    report = await host_of(request).health()
-    return json_response(report, 503 if report.status == "unavailable" else 200)
+    """Liveness for anyone; with a valid key, plugin load errors, policy problems and dependency checks.
+
+    The details name plugins and upstream URLs, which tell a stranger where to aim, so a caller
+    without a key gets the status word alone (503 while shared state is unreachable).
+    """
+    host = host_of(request)
+    report = await host.health()
+    status = 503 if report.status == "unavailable" else 200
+    try:
+        principal = await host.authenticate(request) if "authorization" in request.headers else None
+    except (KeysUnavailable, StateUnavailable):
+        principal = None
+    if principal is None:
+        return json_response({"status": report.status}, status)
+    return json_response(report, status)
 
 
 @require_scope()
@@ -175,7 +187,19 @@ async def list_plugins(request: Request) -> Response:
 async def list_capabilities(request: Request) -> Response:
     """Every capability with its classification, bounds and JSON Schemas."""
     host = host_of(request)
-    return json_response({"capabilities": [describe_capability(entry) for entry in host.registry]})
+    return json_response({"capabilities": describe_capabilities(host.registry)})
+
+
+def describe_capabilities(registry: Registry) -> list[dict[str, Any]]:
+    """One entry per name: a name a plugin declares with other schemas for some surfaces (web.fetch
+    for the fetch service) is still one capability, and those forms are its ``variants``."""
+    described = []
+    for main, *others in registry.declarations():
+        entry = describe_capability(main)
+        entry["surfaces"] = sorted(set().union(*(item.capability.surfaces for item in (main, *others))))
+        entry["variants"] = [_describe_variant(other) for other in others]
+        described.append(entry)
+    return described
 
 
 def describe_capability(entry: Registered) -> dict[str, Any]:
@@ -188,10 +212,25 @@ def describe_capability(entry: Registered) -> dict[str, Any]:
         "classification": capability.classification,
         "policy_key": capability.policy_key,
         "surfaces": sorted(capability.surfaces),
+        **_describe_form(entry),
+    }
+
+
+def _describe_variant(entry: Registered) -> dict[str, Any]:
+    return {
+        "surfaces": sorted(entry.capability.surfaces),
+        "description": entry.capability.description,
+        **_describe_form(entry),
+    }
+
+
+def _describe_form(entry: Registered) -> dict[str, Any]:
+    bounds = entry.capability.bounds
+    return {
         "bounds": {
-            "timeout_seconds": capability.bounds.timeout_seconds,
-            "max_result_bytes": capability.bounds.max_result_bytes,
-            "max_invocations_per_turn": capability.bounds.max_invocations_per_turn,
+            "timeout_seconds": bounds.timeout_seconds,
+            "max_result_bytes": bounds.max_result_bytes,
+            "max_invocations_per_turn": bounds.max_invocations_per_turn,
         },
         "arguments_schema": entry.arguments_schema,
         "result_schema": entry.result_schema,

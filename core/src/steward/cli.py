@@ -225,11 +225,15 @@ def _show_first_key(key: str, data_dir: Path, base: str) -> None:
 @host_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def capabilities(as_json: bool) -> None:
-    """List every capability with its classification."""
-    from steward.app import describe_capability
+    """List every capability installed here, with its classification.
+
+    This reads this machine's plugins and configuration, as a server started here would load
+    them; a running server's own list is GET /api/v1/capabilities.
+    """
+    from steward.app import describe_capabilities
 
     host = current_host()
-    described = [describe_capability(entry) for entry in host.registry]
+    described = describe_capabilities(host.registry)
     if as_json:
         click.echo(msgspec.json.format(msgspec.json.encode(described), indent=2))
         return
@@ -242,6 +246,8 @@ def capabilities(as_json: bool) -> None:
             + ("" if len(item["surfaces"]) == len(Surface) else f", only on {', '.join(item['surfaces'])}")
         )
         click.echo(f"    {item['description']}")
+        for variant in item["variants"]:
+            click.echo(f"    on {', '.join(variant['surfaces'])}: {variant['description']}")
 
 
 @cli.command()

@@ -92,6 +92,11 @@ class Registry:
             )
         )
 
+    def declarations(self) -> Iterator[list[Registered]]:
+        """Each name's declarations, in name order, the one offered on the most surfaces first."""
+        for name in sorted(self._entries):
+            yield sorted(self._entries[name], key=lambda entry: (-len(entry.capability.surfaces), entry.plugin))
+
     def __len__(self) -> int:
         return sum(len(entries) for entries in self._entries.values())
 

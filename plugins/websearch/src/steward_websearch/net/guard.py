@@ -86,7 +86,8 @@ class TargetRejected(Exception):
 
 
 class UnresolvableHost(TargetRejected):
-    """A name with no usable DNS answer: refused like any target, but a client may want to tell it apart."""
+    """A name with no usable DNS answer: nothing can be dialled, so it stops a fetch like a refusal,
+    but it is a network failure, not the guard's verdict (``DNS_RESOLUTION_FAILED``, never "blocked")."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message, "dns")
@@ -179,11 +180,11 @@ class Guard:
             async with asyncio.timeout(DNS_TIMEOUT_SECONDS):
                 answers = await resolver(host, port)
         except TimeoutError:
-            raise UnresolvableHost(f"blocked: no DNS answer for {host} within {DNS_TIMEOUT_SECONDS:g} s") from None
+            raise UnresolvableHost(f"no DNS answer for {host} within {DNS_TIMEOUT_SECONDS:g} s") from None
         except OSError as error:
-            raise UnresolvableHost(f"blocked: {host} does not resolve ({error.strerror or error})") from None
+            raise UnresolvableHost(f"{host} does not resolve ({error.strerror or error})") from None
         if not answers:
-            raise UnresolvableHost(f"blocked: {host} has no addresses")
+            raise UnresolvableHost(f"{host} has no addresses")
         for answer in answers:
             try:
                 self.check_address(answer)

@@ -26,7 +26,7 @@ from steward_websearch.extraction import (
     media_type,
 )
 from steward_websearch.net.fetch import FetchFailed, fetcher_for
-from steward_websearch.net.guard import TargetRejected
+from steward_websearch.net.guard import TargetRejected, UnresolvableHost
 
 MAX_RESULT_BYTES = 65536
 _ENVELOPE_MARGIN = 256
@@ -111,6 +111,10 @@ def reported_as_failures() -> Iterator[None]:
     """The guard's, the fetcher's and extraction's exceptions as the outcome codes web.fetch reports."""
     try:
         yield
+    except UnresolvableHost as error:
+        raise steward.CapabilityError(
+            WebsearchCode.DNS_RESOLUTION_FAILED, str(error), details={"reason": error.reason}
+        ) from None
     except TargetRejected as error:
         raise steward.CapabilityError(
             steward.Code.FETCH_TARGET_REJECTED, str(error), details={"reason": error.reason}

@@ -13,7 +13,8 @@ What the real SDK (firecrawl-py 4.x) sends and accepts shaped this module:
 - search answers ``data`` as an object keyed by source (``{"web": [...]}``); a flat list parses
   as nothing;
 - errors are ``{"success": false, "error": …}`` with the status the SDK maps to its exceptions.
-  A 502 is never sent (the SDK retries it), nor a 408 with ``details.state`` (it resumes).
+  A 502 is never sent (the SDK retries it), nor a 408 with ``details.state`` (it resumes); an
+  upstream that is down is a 503 with its reason, not the 500 of a bug.
 """
 
 from __future__ import annotations
@@ -147,13 +148,14 @@ def _answering(render: Callable[[Any, View], dict[str, Any]]) -> Callable[[stewa
 def firecrawl_status(code: str) -> int:
     """The status Firecrawl answers a failure with, which its SDKs turn into the right exception:
     a client error keeps its declared 4xx, a refusing site is Firecrawl's 403, a timeout its 408,
-    and everything else its 500."""
+    something this service depends on being down (SearXNG, the shared state) 503, and everything
+    else its 500."""
     if code == WebsearchCode.UPSTREAM_BLOCKED:
         return 403
     if code == steward.Code.TIMEOUT:
         return 408
     status = steward.http_status(code)
-    return status if 400 <= status < 500 else 500
+    return status if 400 <= status < 500 or status == 503 else 500
 
 
 def _refusal(code: str, message: str, status: int) -> Response:

@@ -29,7 +29,6 @@ from steward_websearch.extraction import (
     text_body,
 )
 from steward_websearch.net.fetch import FetchedPage, fetcher_for
-from steward_websearch.net.guard import UnresolvableHost
 from steward_websearch.service.archives import NoSnapshot, Snapshot, recover
 from steward_websearch.service.digest import DigestUnavailable, digest
 from steward_websearch.service.fetch_capability import HttpUrl, extract_isolated, reported_as_failures
@@ -273,12 +272,7 @@ async def _fetch(
 ) -> tuple[FetchedPage, Snapshot | None]:
     fetcher = fetcher_for(resources, settings.guard(), settings.limits(), settings.ca_bundle)
     with reported_as_failures():
-        try:
-            page = await fetcher.follow(arguments.url)
-        except UnresolvableHost as error:
-            raise steward.CapabilityError(
-                WebsearchCode.DNS_RESOLUTION_FAILED, str(error), details={"reason": error.reason}
-            ) from None
+        page = await fetcher.follow(arguments.url)
     if 200 <= page.status < 300:
         return page, None
     if not looks_blocked(page) and arguments.error_pages:
