@@ -306,3 +306,35 @@ def test_only_an_object_declares_elicitation():
     assert elicitation_modes({"sampling": {}}) == frozenset()
     assert elicitation_modes(["elicitation"]) == frozenset()
     assert elicitation_modes(None) == frozenset()
+
+
+def test_a_new_key_under_a_revoked_keys_name_inherits_nothing(served, sample):
+    """Session, requestState handle and pending invoke token belong to the key, not to its name."""
+    old = served.key(["invoke"], name="inv3")
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    session = post(served, initialize, old).headers["mcp-session-id"]
+    handle = ask(served, old)["requestState"]
+    pending = httpx.post(
+        served.base_url + "/api/v1/capabilities/sample.room/invoke",
+        json={"arguments": {"text": "hall"}},
+        headers={"Authorization": f"Bearer {old}"},
+    ).json()["pending_confirmation"]
+    assert served.host.keys.revoke("inv3")
+    new = served.key(["invoke"], name="inv3")
+
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    assert post(served, ping, new, **{"Mcp-Session-Id": session}).status_code == 404
+    retry = stateless_call("sample.room", {"text": "kitchen"}, 2, requestState=handle, inputResponses=YES)
+    assert post(served, retry, new).json()["result"]["isError"] is True
+    answered = httpx.post(
+        served.base_url + "/api/v1/capabilities/sample.room/invoke",
+        json={"confirmation": {"token": pending["token"], "approve": True}},
+        headers={"Authorization": f"Bearer {new}"},
+    )
+    assert (answered.status_code, answered.json()["code"]) == (400, "INVALID_CONFIRMATION")
+    assert sample.runs == {}

@@ -78,7 +78,7 @@ async def test_pending_caps_count_every_host(redis_url):
     )
     token = await first.issue(request("fleet"))
     await second.issue(request("fleet"))
-    with pytest.raises(TooManyPending, match="fleet has 2"):
+    with pytest.raises(TooManyPending, match="this key has 2"):
         await first.issue(request("fleet"))
     await second.issue(request("other"))
     with pytest.raises(TooManyPending, match="3 confirmations are waiting"):
@@ -109,7 +109,7 @@ async def test_a_paused_turn_is_taken_once_by_whichever_host_asks(redis_url):
     assert [turn for turn in taken if turn is not None] == [paused()]
     await first.put("token-2", paused())
     await second.put("token-3", paused())
-    with pytest.raises(TooManyPending, match="fleet has 2"):
+    with pytest.raises(TooManyPending, match="this key has 2"):
         await first.put("token-4", paused())
     small = RedisPausedTurns(shared(redis_url, prefix="small:"), 60, max_bytes=400)
     await small.put("token-5", paused("someone"))

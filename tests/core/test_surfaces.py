@@ -117,9 +117,11 @@ def test_each_surface_reaches_its_own_declaration(served):
     ]
 
 
-def test_listings_show_both_and_models_see_only_theirs(served, tmp_path):
-    listed = served.client().get("/api/v1/capabilities").json()["capabilities"]
-    assert sorted(item["surfaces"] for item in listed) == [["cli", "conversation", "invoke", "mcp"], ["service"]]
+def test_listings_show_one_entry_with_both_and_models_see_only_theirs(served, tmp_path):
+    (listed,) = served.client().get("/api/v1/capabilities").json()["capabilities"]
+    assert listed["surfaces"] == ["cli", "conversation", "invoke", "mcp", "service"]
+    assert [variant["surfaces"] for variant in listed["variants"]] == [["service"]]
+    assert listed["arguments_schema"] != listed["variants"][0]["arguments_schema"]
     schemas = served.client().get("/openapi.json").json()["components"]["schemas"]
     assert "demo.echo[cli,conversation,invoke,mcp].arguments" in schemas
     assert "demo.echo[service].arguments" in schemas

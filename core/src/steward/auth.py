@@ -59,9 +59,21 @@ class Principal(msgspec.Struct, frozen=True):
     """Among ``conversation``, ``settings``, ``invoke``, ``service``, ``admin``."""
     preapproved: frozenset[str] = frozenset()
     """Capabilities this key may run without confirmation."""
+    key_id: str = ""
+    """The stored digest of the key itself, when the caller came with one of Steward's keys."""
 
     def has_scope(self, scope: str) -> bool:
         return scope in self.scopes or "admin" in self.scopes
+
+    @property
+    def identity(self) -> str:
+        """What state bound to this caller (pending confirmations, MCP sessions) is bound to.
+
+        The key's digest, not its name: a key revoked and another added under the same name is
+        a stranger to everything the first one left pending. A caller an ``authenticate`` hook
+        made without a key is known by its name.
+        """
+        return self.key_id or "name:" + self.name
 
 
 class KeyRecord(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -215,7 +227,7 @@ def _duplicate(name: str) -> str:
 
 
 def _principal(record: KeyRecord) -> Principal:
-    return Principal(record.name, frozenset(record.scopes), frozenset(record.preapproved))
+    return Principal(record.name, frozenset(record.scopes), frozenset(record.preapproved), key_id=record.hash)
 
 
 _ADD_KEY = """

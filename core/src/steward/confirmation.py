@@ -30,7 +30,10 @@ class ConfirmationRequest(msgspec.Struct, frozen=True, kw_only=True):
     version: int
     arguments: bytes
     caller: str
+    """The asker's name, for people and the audit log."""
     surface: str
+    asker: str = ""
+    """The asker's :attr:`~steward.Principal.identity`: who may answer or withdraw it besides a console."""
 
 
 class InvalidConfirmation(Exception):

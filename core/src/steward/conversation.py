@@ -77,6 +77,7 @@ class PausedTurn(msgspec.Struct, kw_only=True):
     """Everything needed to resume a turn after the person answers; kept under the token."""
 
     caller: str
+    """The asker's :attr:`~steward.Principal.identity` (its key, not the key's name)."""
     messages: list[dict[str, Any]]
     call_id: str
     later: list[dict[str, Any]]
@@ -135,7 +136,7 @@ class MemoryPausedTurns:
             waiting = sum(1 for _, _, kept in self._turns.values() if kept.caller == turn.caller)
             if waiting >= self.max_per_caller:
                 raise TooManyPending(
-                    f"{turn.caller} has {waiting} conversation turns waiting for a person (the most it may have); "
+                    f"this key has {waiting} conversation turns waiting for a person (the most it may have); "
                     "answer them first"
                 )
             if self._bytes + size > self.max_bytes:
@@ -225,7 +226,7 @@ class RedisPausedTurns:
         )
         if answer == b"caller":
             raise TooManyPending(
-                f"{turn.caller} has {count} conversation turns waiting for a person (the most it may have); "
+                f"this key has {count} conversation turns waiting for a person (the most it may have); "
                 "answer them first"
             )
         if answer == b"bytes":
@@ -309,7 +310,7 @@ class Conversation:
     async def resume_id(self, confirmation_id: str, approve: bool, caller: Principal) -> tuple[TurnReply, float]:
         """:meth:`resume` by the confirmation's id, as a console answers a turn paused on another device."""
         paused = await self.paused.take_id(
-            confirmation_id, lambda turn: turn.caller == caller.name or caller.has_scope("settings")
+            confirmation_id, lambda turn: turn.caller == caller.identity or caller.has_scope("settings")
         )
         if paused is None:
             raise InvalidConfirmation("unknown or already used confirmation token")
@@ -374,7 +375,7 @@ class Conversation:
         await self.paused.put(
             token,
             PausedTurn(
-                caller=state.caller.name,
+                caller=state.caller.identity,
                 messages=state.messages,
                 call_id=call.id,
                 later=[_note_message(skipped.id, skipped.tool_name, NOT_EXECUTED) for skipped in later],

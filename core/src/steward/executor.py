@@ -271,6 +271,7 @@ class Executor:
                     arguments=canonical,
                     caller=caller.name,
                     surface=surface,
+                    asker=caller.identity,
                 )
             )
         except TooManyPending as error:
@@ -300,7 +301,7 @@ class Executor:
             if surface is None:
                 return caller.has_scope("settings")
             return (
-                (request.caller == caller.name or caller.has_scope("settings"))
+                (request.asker == caller.identity or caller.has_scope("settings"))
                 and request.surface == surface
                 and capability in (None, request.capability)
             )

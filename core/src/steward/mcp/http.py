@@ -172,7 +172,7 @@ class McpEndpoint:
         version = negotiate_handshake(params.get("protocolVersion"))
         modes = sorted(elicitation_modes(params.get("capabilities")))
         session_id = secrets.token_urlsafe(24)
-        record = _Session(principal.name, version, modes)
+        record = _Session(principal.identity, version, modes)
         try:
             await self.store.set(_session_key(session_id), msgspec.msgpack.encode(record), ttl_seconds=SESSION_SECONDS)
         except StateUnavailable as error:
@@ -211,7 +211,7 @@ class McpEndpoint:
         except StateUnavailable as error:
             raise _refused("STATE_UNAVAILABLE", str(error), 503) from None
         session = msgspec.msgpack.decode(raw, type=_Session) if raw is not None else None
-        if session is None or session.caller != principal.name:
+        if session is None or session.caller != principal.identity:
             raise RpcError(INVALID_REQUEST, "Session not found: initialize again", http_status=404)
         return session
 

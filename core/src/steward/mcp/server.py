@@ -187,7 +187,7 @@ class McpServer:
         self, pending: PendingConfirmation, question: dict[str, Any], client: Client
     ) -> dict[str, Any]:
         handle = secrets.token_urlsafe(24)
-        kept = _Kept(_seal(pending.token, handle), client.caller.name, pending.capability, question)
+        kept = _Kept(_seal(pending.token, handle), client.caller.identity, pending.capability, question)
         await self.store.set(_handle_key(handle), msgspec.msgpack.encode(kept), ttl_seconds=self.keep_seconds)
         return _input_required(question, handle)
 
@@ -199,7 +199,7 @@ class McpServer:
         key = _handle_key(handle)
         raw = await self.store.take(key)
         kept = msgspec.msgpack.decode(raw, type=_Kept) if raw is not None else None
-        if kept is None or kept.caller != client.caller.name or kept.capability != name:
+        if kept is None or kept.caller != client.caller.identity or kept.capability != name:
             if kept is not None:
                 await self.store.set(key, raw, ttl_seconds=self.keep_seconds, only_if_absent=True)
             unknown = Outcome(
