@@ -1,5 +1,6 @@
 import json
 
+import click
 import pytest
 from click.testing import CliRunner
 from sample_plugin import SamplePlugin
@@ -136,12 +137,50 @@ def test_invoke_goes_to_the_running_server_with_the_client_key(tmp_path, monkeyp
         assert json.loads(ran.stdout)["result"] == {"text": "hi"}
         pending = CliRunner().invoke(cli, ["invoke", "sample.send", "--json", '{"text": "out"}'])
         assert pending.exit_code == 1
-        assert json.loads(pending.stdout)["status"] == "pending"
-        assert "nothing ran" in pending.stderr
-        assert sample.runs == {"echo": 1}, "ran in the server, and the mutating call waits for a person"
-        assert [record["caller"] for record in served.audit_records()] == ["operator", "operator"]
+        withdrawn = json.loads(pending.stdout)
+        assert (withdrawn["status"], withdrawn["code"]) == ("denied", "CONFIRMATION_WITHDRAWN")
+        assert "nothing ran, and the request is withdrawn" in pending.stderr
+        assert served.client().get("/api/v1/confirmations").json() == {"confirmations": []}, "no card left behind"
+        assert sample.runs == {"echo": 1}, "ran in the server, and the mutating call did not run"
+        records = served.audit_records()
+        assert [record["caller"] for record in records] == ["operator"] * 3
+        assert [record["code"] for record in records] == [None, None, "CONFIRMATION_WITHDRAWN"]
         assert not (tmp_path / "elsewhere").exists(), "no host was built in the command's own process"
         monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "nowhere"))
         missing = CliRunner().invoke(cli, ["invoke", "sample.echo", "--json", '{"text": "hi"}'])
         assert missing.exit_code == 1
         assert "--local" in missing.output
+
+
+def test_a_server_that_does_not_answer_is_named_with_how_to_start_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    save_client_settings(ClientSettings(url="http://127.0.0.1:9", key="stw_x"))
+    ran = CliRunner().invoke(cli, ["invoke", "system.health"])
+    assert ran.exit_code == 1
+    assert "cannot reach a Steward server at http://127.0.0.1:9" in ran.output
+    assert "steward serve" in ran.output
+
+
+def test_a_key_piped_into_login_is_read_without_a_password_warning(tmp_path, monkeypatch):
+    with serve_host([], data_dir=tmp_path / "served") as served:
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+        key = served.key(["invoke"])
+        ran = CliRunner().invoke(cli, ["login", "--url", served.base_url], input=key + "\n")
+        assert ran.exit_code == 0, ran.output
+        assert "GetPassWarning" not in ran.output
+        assert "Warning" not in ran.stderr
+        assert steward.load_client_settings().key == key
+
+
+def _commands(command: click.Command, path: tuple[str, ...] = ()):
+    yield path, command
+    if isinstance(command, click.Group):
+        for name, sub in command.commands.items():
+            yield from _commands(sub, (*path, name))
+
+
+def test_help_texts_are_plain_text_not_restructured_text():
+    for path, _ in _commands(cli):
+        shown = CliRunner().invoke(cli, [*path, "--help"]).output
+        assert "``" not in shown, path
+        assert ":class:" not in shown, path

@@ -90,8 +90,41 @@ def test_a_settings_key_answers_by_id_and_it_runs_once_on_the_surface_it_was_ask
     )
     assert late.json()["code"] == "INVALID_CONFIRMATION"
     assert sample.runs == {"room": 1}
-    ran = [record for record in served.audit_records() if record["status"] == "ok"]
-    assert [(record["surface"], record["caller"]) for record in ran] == [("invoke", "test-2")]
+    ran = [record for record in served.audit_records() if record["status"] in ("started", "ok")]
+    assert [(record["surface"], record["caller"], record["asker"]) for record in ran] == [
+        ("invoke", "test-2", "test-1"),
+        ("invoke", "test-2", "test-1"),
+    ], "the approver and the asker are both recorded"
+
+
+def test_the_asker_withdraws_its_own_pending_confirmation_and_nobody_else_can(served, sample):
+    agent, stranger = served.key(["invoke"], name="agent"), served.key(["invoke", "settings"], name="stranger")
+    asked = invoke(served, agent, "hall").json()["pending_confirmation"]
+
+    def withdraw(key: str, token: str) -> httpx.Response:
+        return httpx.post(
+            f"{served.base_url}/api/v1/confirmations/withdraw",
+            json={"token": token},
+            headers={"Authorization": f"Bearer {key}"},
+        )
+
+    foreign = withdraw(stranger, asked["token"])
+    assert (foreign.status_code, foreign.json()["code"]) == (400, "INVALID_CONFIRMATION")
+    assert len(served.client().get("/api/v1/confirmations").json()["confirmations"]) == 1, "not spent"
+    withdrawn = withdraw(agent, asked["token"])
+    assert withdrawn.status_code == 200
+    assert (withdrawn.json()["status"], withdrawn.json()["code"]) == ("denied", "CONFIRMATION_WITHDRAWN")
+    assert served.client().get("/api/v1/confirmations").json()["confirmations"] == []
+    late = httpx.post(
+        f"{served.base_url}/api/v1/capabilities/sample.room/invoke",
+        json={"confirmation": {"token": asked["token"], "approve": True}},
+        headers={"Authorization": f"Bearer {agent}"},
+    )
+    assert late.json()["code"] == "INVALID_CONFIRMATION"
+    assert withdraw(agent, asked["token"]).status_code == 400, "once"
+    assert sample.runs == {}
+    (record,) = [record for record in served.audit_records() if record["code"] == "CONFIRMATION_WITHDRAWN"]
+    assert (record["caller"], record["surface"], record["capability"]) == ("agent", "invoke", "sample.room")
 
 
 def test_only_a_settings_key_may_answer_by_id_and_a_wrong_id_spends_nothing(served, sample):

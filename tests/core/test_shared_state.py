@@ -78,7 +78,7 @@ async def test_pending_caps_count_every_host(redis_url):
     )
     token = await first.issue(request("fleet"))
     await second.issue(request("fleet"))
-    with pytest.raises(TooManyPending, match="this key has 2"):
+    with pytest.raises(TooManyPending, match="fleet has 2"):
         await first.issue(request("fleet"))
     await second.issue(request("other"))
     with pytest.raises(TooManyPending, match="3 confirmations are waiting"):

@@ -27,7 +27,13 @@ from steward.capability import (
     SideEffect,
     Surface,
 )
-from steward.client import ClientSettings, ClientSettingsError, load_client_settings, server_client
+from steward.client import (
+    ClientSettings,
+    ClientSettingsError,
+    cannot_reach,
+    load_client_settings,
+    server_client,
+)
 from steward.codes import Code, OutcomeCode, http_status
 from steward.config import Config, ConfigError, ModelConfig, load_config
 from steward.context import InvocationContext
@@ -100,6 +106,7 @@ __all__ = [
     "Turn",
     "__version__",
     "authenticate",
+    "cannot_reach",
     "create_app",
     "current_config",
     "hookimpl",

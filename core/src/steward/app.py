@@ -419,6 +419,24 @@ async def answer_confirmation(request: Request) -> Response:
     return json_response(answer, status)
 
 
+class Withdrawal(msgspec.Struct, forbid_unknown_fields=True):
+    token: str
+
+
+@require_scope()
+@openapi_operation(body=Withdrawal)
+async def withdraw_confirmation(request: Request) -> Response:
+    """The asker takes back its own pending confirmation (by its token) before anyone answered it.
+
+    Answers the outcome, ``denied`` with ``CONFIRMATION_WITHDRAWN``; a token of another key, an
+    unknown or an already answered one is ``400 INVALID_CONFIRMATION`` and stays as it was.
+    """
+    body = await read_json(request, Withdrawal)
+    outcome = await host_of(request).executor.withdraw(body.token, caller=request.state.principal)
+    status, content = outcome_body(outcome)
+    return Response(content, status_code=status, media_type="application/json")
+
+
 @require_scope("settings", "conversation")
 async def list_policy_flags(request: Request) -> Response:
     """Every policy flag with its description and current value (a console's switches)."""
@@ -580,6 +598,7 @@ def core_routes(host: Host) -> list[BaseRoute]:
         Route("/api/v1/conversation/policy", _described_set_policy(host), methods=["POST"]),
         Route("/api/v1/whoami", whoami, methods=["GET"]),
         Route("/api/v1/confirmations", list_confirmations, methods=["GET"]),
+        Route("/api/v1/confirmations/withdraw", withdraw_confirmation, methods=["POST"]),
         Route("/api/v1/confirmations/{id}", answer_confirmation, methods=["POST"]),
         Route("/api/v1/policy", list_policy_flags, methods=["GET"]),
         Route("/api/v1/audit", recent_audit, methods=["GET"]),

@@ -42,12 +42,13 @@ log = logging.getLogger("steward.audit")
 STARTED = "started"
 
 
-class AuditRecord(msgspec.Struct, kw_only=True):
+class AuditRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     time: str
     capability: str
     version: int | None
     classification: Classification | None
     caller: str
+    """Who gave the call, or for an answer to a confirmation, who answered it."""
     surface: str
     stage: str
     status: str
@@ -55,6 +56,8 @@ class AuditRecord(msgspec.Struct, kw_only=True):
     duration_ms: float
     host: str = ""
     worker: int = 0
+    asker: str | None = None
+    """Who asked, when someone else answered the confirmation (a person in the console)."""
 
 
 def audit_name(name: str) -> str:
@@ -81,24 +84,24 @@ class AuditLog:
         self._host = socket.gethostname()
         self._worker = os.getpid()
 
-    def record_start(self, outcome: Outcome, *, caller: str, surface: str) -> None:
+    def record_start(self, outcome: Outcome, *, caller: str, surface: str, asker: str | None = None) -> None:
         """Write, now, that a capability which leaves the device or changes something is about to run.
 
         Raises :class:`OSError` when the record cannot be written (a full disk): the caller must
         then not run it, so nothing that matters ever happens unrecorded.
         """
-        entry = self._entry(outcome, caller, surface)
+        entry = self._entry(outcome, caller, surface, asker)
         entry.status = STARTED
         with self._lock:
             self._pending.append((time.time(), entry))
             self._write_pending()
 
-    def record(self, outcome: Outcome, *, caller: str, surface: str) -> None:
+    def record(self, outcome: Outcome, *, caller: str, surface: str, asker: str | None = None) -> None:
         """Written at once if no other record came first in this loop iteration, else gathered.
 
         A record that cannot be written is logged, not raised: the outcome has happened already.
         """
-        entry = self._entry(outcome, caller, surface)
+        entry = self._entry(outcome, caller, surface, asker)
         with self._lock:
             self._pending.append((time.time(), entry))
             if self._gathering is not None and not self._gathering.is_closed():
@@ -115,7 +118,7 @@ class AuditLog:
             self._gathering = loop
             loop.call_soon(self._write_gathered)
 
-    def _entry(self, outcome: Outcome, caller: str, surface: str) -> AuditRecord:
+    def _entry(self, outcome: Outcome, caller: str, surface: str, asker: str | None) -> AuditRecord:
         return AuditRecord(
             time="",
             capability=outcome.capability,
@@ -129,6 +132,7 @@ class AuditLog:
             duration_ms=outcome.duration_ms,
             host=self._host,
             worker=self._worker,
+            asker=asker,
         )
 
     def flush(self) -> None:

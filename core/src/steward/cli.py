@@ -26,6 +26,7 @@ from steward.capability import Surface
 from steward.client import (
     ClientSettings,
     ClientSettingsError,
+    cannot_reach,
     load_client_settings,
     save_client_settings,
     server_client,
@@ -280,8 +281,8 @@ def invoke(name: str, arguments: str, local: bool) -> None:
     """Invoke a capability on the running server, asking y/N on the terminal when it needs confirmation.
 
     The server and key come from ~/.config/steward/client.toml (steward login), as for
-    ``steward fetch``: the capability runs where the household's state, limits and audit log
-    are. ``--local`` builds a host in this process instead, for plugin development: pending
+    steward fetch: the capability runs where the household's state, limits and audit log
+    are. --local builds a host in this process instead, for plugin development: pending
     confirmations die with the command, and what the capability changes, it changes from here.
     Exit status 0 when it ran, 1 otherwise.
     """
@@ -312,17 +313,34 @@ def _invoke_on_server(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         pending = outcome.get("pending_confirmation")
         if not pending:
             return outcome
-        approve = _ask_about(pending)
+        withdraw = functools.partial(
+            _post_outcome, client, "/api/v1/confirmations/withdraw", {"token": pending["token"]}
+        )
+        approve = _answer_or_withdraw(pending, withdraw)
         if approve is None:
-            return outcome
+            return withdraw()
         return _post_outcome(client, path, {"confirmation": {"token": pending["token"], "approve": approve}})
+
+
+def _answer_or_withdraw(pending: dict[str, Any], withdraw: Callable[[], Any]) -> bool | None:
+    """The person's answer, or ``None`` with no terminal; a request left unanswered is withdrawn.
+
+    A pending confirmation the command walks away from (no terminal, Ctrl-C, end of input)
+    would otherwise sit in the console, and run if someone approved it there later.
+    """
+    try:
+        return _ask_about(pending)
+    except (click.Abort, KeyboardInterrupt, EOFError):
+        withdraw()
+        click.echo("\nWithdrawn: nothing ran.", err=True)
+        raise
 
 
 def _post_outcome(client: Any, path: str, payload: dict[str, Any]) -> dict[str, Any]:
     try:
         response = client.post(path, json=payload)
     except httpx.HTTPError as error:
-        raise click.ClickException(f"cannot reach {client.base_url} ({type(error).__name__})") from None
+        raise click.ClickException(cannot_reach(str(client.base_url), error)) from None
     body = response.json()
     if "status" not in body:
         error = body.get("error") or {}
@@ -335,7 +353,11 @@ def _ask_about(pending: dict[str, Any]) -> bool | None:
     click.echo(f"{pending['capability']} v{pending['version']} needs your confirmation; it would run with:", err=True)
     click.echo(json.dumps(pending["arguments"], indent=2, ensure_ascii=False), err=True)
     if not sys.stdin.isatty():
-        click.echo("No terminal to ask on: nothing ran; it is pending until a person answers or it expires.", err=True)
+        click.echo(
+            "No terminal to ask on: nothing ran, and the request is withdrawn (run it on a terminal, "
+            "or have the key pre-approved for it: steward keys add NAME --preapprove CAPABILITY).",
+            err=True,
+        )
         return None
     return click.confirm("Run it?", default=False, err=True)
 
@@ -346,9 +368,10 @@ async def _invoke_here(host: Host, name: str, arguments: str) -> Outcome:
     pending = outcome.pending_confirmation
     if pending is None:
         return outcome
+    withdraw = functools.partial(host.executor.withdraw, pending.token, caller=principal)
     approve = _ask_about(msgspec.to_builtins(pending))
     if approve is None:
-        return outcome
+        return await withdraw()
     return await host.executor.answer(pending.token, approve, caller=principal, surface=Surface.CLI)
 
 
@@ -445,7 +468,7 @@ def policy_set(flag: str, value: bool) -> None:
 def new_plugin(name: str, directory: Path | None) -> None:
     """Write a ready plugin package NAME: one capability, its tests, pyproject, README, CI workflow.
 
-    NAME is the plugin's name and its capabilities' family (``chores`` → ``chores.greet``).
+    NAME is the plugin's name and its capabilities' family (chores → chores.greet).
     """
     destination = directory or Path(placeholders(name)["__DISTRIBUTION__"])
     try:
@@ -462,15 +485,18 @@ def new_plugin(name: str, directory: Path | None) -> None:
 def login(url: str) -> None:
     """Save the server URL and a key (asked for, never an argument) in client.toml, mode 0600.
 
-    The key is checked against the server first; ``steward fetch``, ``search`` and ``chat`` use it.
+    The key is checked against the server first; steward invoke, chat, mcp, fetch and search use
+    it. Piped in (echo "$KEY" | steward login), the key is read from the first line of input.
     """
-    key = click.prompt("key", hide_input=True).strip()
+    key = (click.prompt("key", hide_input=True) if sys.stdin.isatty() else sys.stdin.readline()).strip()
+    if not key:
+        raise click.ClickException("no key given: type it at the prompt, or pipe it in on one line")
     settings = ClientSettings(url=url.rstrip("/"), key=key)
     try:
         with server_client(settings, timeout=10) as client:
             response = client.get("/api/v1/capabilities")
     except httpx.HTTPError as error:
-        raise click.ClickException(f"cannot reach {url} ({type(error).__name__})") from None
+        raise click.ClickException(cannot_reach(url, error)) from None
     if response.status_code == 401:
         raise click.ClickException(f"{url} does not accept this key")
     if response.status_code != 200:
@@ -487,7 +513,7 @@ def mcp(local: bool) -> None:
 
     Each message goes to the running server's /mcp with the key from client.toml (steward login)
     or STEWARD_URL/STEWARD_KEY, so the household's policy, confirmations and audit apply there,
-    and the client's elicitation asks the person before anything leaves the house. ``--local``
+    and the client's elicitation asks the person before anything leaves the house. --local
     builds a host in this process instead: its confirmations can be answered only through the
     client's elicitation, and die with the command.
     """
@@ -558,7 +584,7 @@ def _chat_request(client: Any, payload: dict[str, Any]) -> dict[str, Any] | None
     try:
         response = client.post("/api/v1/conversation/message", json=payload)
     except httpx.HTTPError as error:
-        raise click.ClickException(f"cannot reach {client.base_url} ({type(error).__name__})") from None
+        raise click.ClickException(cannot_reach(str(client.base_url), error)) from None
     body = response.json()
     if response.status_code != 200:
         click.echo(f"error: {body['error']['code']}: {body['error']['message']}", err=True)

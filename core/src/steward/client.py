@@ -73,6 +73,14 @@ def save_client_settings(settings: ClientSettings, environ: Mapping[str, str] = 
     return path
 
 
+def cannot_reach(url: str, error: Exception) -> str:
+    """What a client command says when the server does not answer: why, and how to get one that does."""
+    return (
+        f"cannot reach a Steward server at {url} ({type(error).__name__}). Start one with 'steward serve' "
+        "('make run' in a checkout), or point 'steward login --url URL' at the one you use"
+    )
+
+
 def server_client(settings: ClientSettings, timeout: float = 120) -> httpx.Client:
     """An HTTP client for a running server, sending the key (proxies from the environment are ignored)."""
     return httpx.Client(

@@ -56,6 +56,11 @@ class Code(OutcomeCode):
     # stage 4: confirm
     CONFIRMATION_DENIED = "CONFIRMATION_DENIED", 200, "The person said no; a normal answer, not an error."
     CONFIRMATION_EXPIRED = "CONFIRMATION_EXPIRED", 200, "The person did not answer in time; nothing ran."
+    CONFIRMATION_WITHDRAWN = (
+        "CONFIRMATION_WITHDRAWN",
+        200,
+        "The asker took its request back before anyone answered; nothing ran.",
+    )
     CONFIRMATION_REQUIRED = (
         "CONFIRMATION_REQUIRED",
         202,

@@ -368,7 +368,7 @@ class Conversation:
         try:
             await self._keep(state, call, later, token)
         except TooManyPending:
-            await self.executor.withdraw(token)
+            await self.executor.discard(token)
             raise
 
     async def _keep(self, state: _TurnState, call: ToolCall, later: list[ToolCall], token: str) -> None:

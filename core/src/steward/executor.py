@@ -156,9 +156,12 @@ class Executor:
         name = capability or "<unknown>"
         entry: Registered | None = None
         asked_on = surface or "console"
+        asker: str | None = None
         try:
             request, expired = await self._consume(confirmation_id, caller, surface, capability)
             name, asked_on = request.capability, request.surface
+            if request.asker != caller.identity:
+                asker = request.caller
             entry = self._resolve(request.capability, request.version, asked_on)
             if expired:
                 raise _Stop(
@@ -172,12 +175,40 @@ class Executor:
             validated = self._validate(entry, request.arguments)
             context = self.context_for(entry, caller, asked_on)
             await self._check_policy(entry, validated, context, turn=None)
-            outcome = await self._run(entry, validated, context, started, caller, None)
+            outcome = await self._run(entry, validated, context, started, caller, None, asker)
+        except _Stop as stop:
+            outcome = self._stopped(entry, name, stop, started)
+        return self._record(outcome, caller, asked_on, None, asker)
+
+    async def withdraw(self, token: str, *, caller: Principal) -> Outcome:
+        """The asker takes back its own pending confirmation before anyone answered it: nothing runs.
+
+        Only the key it was issued to may withdraw it (a console declines instead); anyone
+        else's, an unknown or an answered token is ``INVALID_CONFIRMATION``, and is not spent. A
+        CLI that exits without an answer withdraws what it asked, so no card is left behind that
+        would run later. Audited as ``CONFIRMATION_WITHDRAWN``.
+        """
+        started = time.perf_counter()
+        entry: Registered | None = None
+        name, asked_on = "<unknown>", Surface.INVOKE.value
+        try:
+            try:
+                consumed = await self.confirmations.consume(token, lambda request: request.asker == caller.identity)
+            except InvalidConfirmation as error:
+                raise _Stop(Stage.CONFIRM, Status.REJECTED, Code.INVALID_CONFIRMATION, str(error)) from None
+            except StateUnavailable as error:
+                raise _Stop(Stage.CONFIRM, Status.FAILED, Code.STATE_UNAVAILABLE, str(error)) from None
+            request = consumed.request
+            name, asked_on = request.capability, request.surface
+            entry = self.registry.get(request.capability, asked_on)
+            raise _Stop(
+                Stage.CONFIRM, Status.DENIED, Code.CONFIRMATION_WITHDRAWN, "the asker withdrew it; it did not run"
+            )
         except _Stop as stop:
             outcome = self._stopped(entry, name, stop, started)
         return self._record(outcome, caller, asked_on, None)
 
-    async def withdraw(self, token: str) -> None:
+    async def discard(self, token: str) -> None:
         """Forget a token this host issued and that nobody will be asked about (its turn was not kept)."""
         with contextlib.suppress(InvalidConfirmation, StateUnavailable):
             await self.confirmations.consume(token, lambda request: True)
@@ -323,20 +354,25 @@ class Executor:
         started: float,
         caller: Principal,
         confirmation: str | None,
+        asker: str | None = None,
     ) -> Outcome:
         if entry.capability.requires_confirmation:
-            self._record_start(entry, caller, context.surface, confirmation)
+            self._record_start(entry, caller, context.surface, confirmation, asker)
         result = await self._execute(entry, arguments, context)
         validated = self._check_result(entry, result)
         outcome = self._outcome(entry, entry.capability.name, Stage.RESULT, Status.OK, started)
         outcome.result = validated
         return outcome
 
-    def _record_start(self, entry: Registered, caller: Principal, surface: str, confirmation: str | None) -> None:
+    def _record_start(
+        self, entry: Registered, caller: Principal, surface: str, confirmation: str | None, asker: str | None
+    ) -> None:
         """What leaves the device or changes something runs only once the audit log says so."""
         starting = self._outcome(entry, entry.capability.name, Stage.EXECUTE, Status.OK, time.perf_counter())
         try:
-            self.audit.record_start(self._confirmed_as(starting, confirmation), caller=caller.name, surface=surface)
+            self.audit.record_start(
+                self._confirmed_as(starting, confirmation), caller=caller.name, surface=surface, asker=asker
+            )
         except OSError as error:
             log.error("audit log cannot be written (%s); %s did not run", error, entry.capability.name)
             raise _Stop(
@@ -428,8 +464,10 @@ class Executor:
             )
         return outcome
 
-    def _record(self, outcome: Outcome, caller: Principal, surface: str, confirmation: str | None) -> Outcome:
-        self.audit.record(self._confirmed_as(outcome, confirmation), caller=caller.name, surface=surface)
+    def _record(
+        self, outcome: Outcome, caller: Principal, surface: str, confirmation: str | None, asker: str | None = None
+    ) -> Outcome:
+        self.audit.record(self._confirmed_as(outcome, confirmation), caller=caller.name, surface=surface, asker=asker)
         if self.observe is not None:
             self.observe(outcome)
         return outcome

@@ -129,7 +129,7 @@ def _call(path: str, payload: dict[str, object]) -> dict:
         with steward.server_client(settings) as client:
             response = client.post(path, json=payload)
     except httpx.HTTPError as error:
-        _fail(f"cannot reach {settings.url} ({type(error).__name__})", ExitCode.FAILED)
+        _fail(steward.cannot_reach(settings.url, error), ExitCode.FAILED)
     try:
         body = response.json()
     except ValueError:
