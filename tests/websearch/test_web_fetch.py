@@ -1,6 +1,9 @@
 """web.fetch end to end: the HTTP API, policy, a person's confirmation, and pages on loopback."""
 
 import json
+import re
+import tomllib
+from pathlib import Path
 
 import pytest
 import steward_websearch
@@ -167,3 +170,30 @@ def test_a_name_that_does_not_resolve_is_a_dns_failure_not_a_block(served, monke
     assert (response.status_code, body["code"]) == (502, "DNS_RESOLUTION_FAILED")
     assert body["message"].startswith("kettles.example does not resolve")
     assert "blocked" not in body["message"]
+
+
+def test_the_docs_recipe_for_a_loopback_site_is_all_it_takes(site, tmp_path):
+    """docs/websearch.md's recipe, as written, with this site's port: both settings, and each one needed."""
+    docs = (Path(__file__).parents[2] / "docs" / "websearch.md").read_text()
+    recipe = docs[docs.index("### Recipe: letting web.fetch reach") :]
+    snippet = re.search(r"```toml\n(.*?)```", recipe, re.S).group(1)
+    port = int(site.rsplit(":", 1)[1])
+    mine = snippet.replace("8000", str(port)).replace("127.0.0.1", TEST_ADDRESS)
+    settings = tomllib.loads(mine)["plugins"]["websearch"]
+    url = f"{site}/article"
+    for index, (config, refusal) in enumerate(
+        [
+            (settings, None),
+            ({**settings, "allowed_ports": [80, 443]}, f"blocked: port {port} is not allowed"),
+            ({**settings, "allowed_networks": []}, f"blocked: loopback address {TEST_ADDRESS}"),
+        ]
+    ):
+        config = {"plugins": {"websearch": config}}
+        with serve_host([steward_websearch], data_dir=tmp_path / str(index), config=config) as server:
+            server.set_policy("web_search_enabled", True)
+            answer = fetch(server, url).json()
+        if refusal is None:
+            assert answer["status"] == "ok", answer
+            assert "kettle boils water" in answer["result"]["text"]
+        else:
+            assert (answer["code"], answer["message"]) == ("FETCH_TARGET_REJECTED", refusal)
