@@ -281,10 +281,13 @@ def test_an_unreachable_redis_at_start_up_is_one_clear_line(tmp_path):
     assert "secret-password" not in message
 
 
-def test_redact_hides_only_the_password():
+def test_redact_hides_every_credential_form():
     assert redact("redis://:pw@host:6379/0") == "redis://***@host:6379/0"
     assert redact("rediss://me:pw@host/1") == "rediss://me:***@host/1"
     assert redact("redis://host:6379") == "redis://host:6379"
+    assert redact("unix:///run/redis.sock?db=0&password=pw") == "unix:///run/redis.sock?db=0&password=***"
+    assert redact("redis://host/0?PASSWORD=pw&username=me") == "redis://host/0?PASSWORD=***&username=***"
+    assert redact("redis://me:p@ss@host/0") == "redis://me:***@host/0"
 
 
 def test_the_key_store_on_redis_is_the_one_the_command_line_writes(redis_url, tmp_path):

@@ -527,6 +527,9 @@ async def _state_unavailable(request: Request, error: Exception) -> Response:
 
 
 async def _unexpected(request: Request, error: Exception) -> Response:
+    fault = await host_of(request).state_fault()
+    if fault is not None:
+        return error_response(Code.STATE_UNAVAILABLE, str(fault))
     log.exception("unhandled error on %s %s", request.method, request.url.path)
     return error_response(Code.INTERNAL_ERROR, "internal error; the server log has details")
 

@@ -37,7 +37,7 @@ from steward.plugins import Plugin, PluginInfo, call_each, describe, discover, h
 from steward.policy import Policy, PolicyFlag
 from steward.registry import DuplicateCapability, Registered, Registry, register
 from steward.resources import Resources
-from steward.state import MemoryStore, Namespaced, RedisState, StateStore, connect, redact
+from steward.state import MemoryStore, Namespaced, RedisState, StateStore, StateUnavailable, connect, redact
 
 log = logging.getLogger("steward")
 
@@ -196,6 +196,22 @@ class Host:
         if resources is None:
             resources = self.resources[plugin] = Resources(plugin)
         return resources
+
+    async def state_fault(self) -> StateUnavailable | None:
+        """Whether the shared store is at fault right now, asked when something failed unexpectedly.
+
+        A Redis that answers every command with a well-formed reply of the wrong shape breaks
+        whatever reads it in ways no one place can foresee; a request that ends in an unexpected
+        error is therefore answered ``503 STATE_UNAVAILABLE``, not 500, when a real round trip to
+        the store fails now. On the memory backend, never.
+        """
+        if self.shared is None:
+            return None
+        try:
+            await self.shared.ping()
+        except StateUnavailable as error:
+            return error
+        return None
 
     async def _check_state(self) -> str:
         assert self.shared is not None

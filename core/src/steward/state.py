@@ -21,6 +21,7 @@ import asyncio
 import collections
 import contextlib
 import functools
+import logging
 import math
 import secrets
 import threading
@@ -37,10 +38,13 @@ if TYPE_CHECKING:
     from steward.config import StateConfig
 
 Clock = Callable[[], float]
+log = logging.getLogger("steward.state")
 
 
 class StateUnavailable(RuntimeError):
-    """The shared store cannot be reached; whatever needs it is refused until it can."""
+    """The shared store cannot be reached, or answers what no Redis would; whatever needs it is
+    refused until it can. The message names no host, port or database: it reaches callers who
+    may hold no key. Where and why is in the server log and a keyed ``/healthz``."""
 
 
 class StateStore(Protocol):
@@ -122,7 +126,8 @@ def connect(config: StateConfig) -> RedisState | None:
     """The Redis the configuration names, checked now; ``None`` on the memory backend.
 
     A Redis that cannot be reached at start-up is a one-line :class:`StateUnavailable`, so a
-    server never starts pretending to share state it cannot reach.
+    server never starts pretending to share state it cannot reach; it is said to the operator
+    starting it, so it names where (credentials redacted).
     """
     if config.backend != "redis":
         return None
@@ -132,18 +137,34 @@ def connect(config: StateConfig) -> RedisState | None:
         timeout_seconds=config.timeout_seconds,
         max_connections=config.max_connections,
     )
-    state.ping_now()
+    try:
+        state.ping_now()
+    except StateUnavailable:
+        raise StateUnavailable(state.problem) from None
     return state
 
 
+_SECRET_PARAMETERS = frozenset({"password", "pass", "pwd", "passwd", "auth", "secret", "token", "username", "user"})
+
+
 def redact(url: str) -> str:
-    """``url`` without its password, for messages and logs."""
+    """``url`` without its credentials, for messages and logs: the userinfo's password, and the
+    query's ``password=`` (the usual form for a unix socket, ``unix:///run/redis.sock?password=…``)
+    and its kin, whatever their case."""
     scheme, separator, rest = url.partition("://")
-    credentials, at, location = rest.rpartition("@")
-    if not at:
-        return url
-    user = credentials.partition(":")[0]
-    return f"{scheme}{separator}{user + ':***' if user else '***'}@{location}"
+    location, question, query = rest.partition("?")
+    query, hash_mark, fragment = query.partition("#")
+    credentials, at, place = location.rpartition("@")
+    if at:
+        user = credentials.partition(":")[0]
+        location = f"{user + ':***' if user else '***'}@{place}"
+    if question:
+        parts = []
+        for part in query.split("&"):
+            name, equals, _ = part.partition("=")
+            parts.append(f"{name}=***" if equals and name.lower() in _SECRET_PARAMETERS else part)
+        query = "&".join(parts)
+    return f"{scheme}{separator}{location}{question}{query}{hash_mark}{'***' if fragment else ''}"
 
 
 class RedisState:
@@ -174,7 +195,9 @@ class RedisState:
             "max_connections": max_connections,
         }
         try:
-            pool = redis.BlockingConnectionPool.from_url(url, timeout=timeout_seconds, **self._options)
+            pool = redis.BlockingConnectionPool.from_url(
+                url, timeout=timeout_seconds, retry=_once_more(redis.retry.Retry), **self._options
+            )
             self.sync = redis.Redis(connection_pool=pool)
         except ValueError as error:
             raise StateUnavailable(f"state.url {redact(url)!r} is not a Redis URL: {error}") from None
@@ -192,6 +215,7 @@ class RedisState:
     def client(self) -> redis.asyncio.Redis:
         """The asyncio client of the running loop."""
         import redis.asyncio
+        import redis.asyncio.retry
 
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
@@ -199,7 +223,9 @@ class RedisState:
             with self._lock:
                 client = self._clients.get(loop)
                 if client is None:
-                    pool = redis.asyncio.ConnectionPool.from_url(self.url, **self._options)
+                    pool = redis.asyncio.ConnectionPool.from_url(
+                        self.url, retry=_once_more(redis.asyncio.retry.Retry), **self._options
+                    )
                     client = self._clients[loop] = _bounded_client()(pool, self.max_connections)
         return client
 
@@ -223,31 +249,66 @@ class RedisState:
 
     @contextlib.contextmanager
     def reached(self) -> Iterator[None]:
-        """Turn redis-py's connection failures into :class:`StateUnavailable`, and note recovery."""
+        """Turn redis-py's failures into :class:`StateUnavailable`, and note recovery.
+
+        A connection that fails, a reply that is not Redis's protocol (or nests past what can be
+        parsed), and a well-formed reply of a shape no Redis gives to the command sent (a
+        wrong-shaped answer unpacked or decoded inside this block) all mean the same: the store
+        cannot be trusted now, and nothing that needs it runs.
+        """
+        import msgspec
         import redis.exceptions
 
         try:
             yield
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as error:
-            self._failed(error)
+            self._failed("cannot be reached", error)
         except redis.exceptions.ResponseError as error:
             if "LOADING" in str(error) or "READONLY" in str(error) or "MISCONF" in str(error):
-                self._failed(error)
+                self._failed("cannot be used", error)
             raise
+        except (
+            redis.exceptions.InvalidResponse,
+            redis.exceptions.DataError,
+            RecursionError,
+            msgspec.DecodeError,
+            msgspec.ValidationError,
+            TypeError,
+            ValueError,
+            IndexError,
+            KeyError,
+            AttributeError,
+        ) as error:
+            self._failed("answers what no Redis would", error)
         else:
+            if self.problem is not None:
+                log.warning("the shared state store answers again")
             self.problem = None
 
-    def _failed(self, error: BaseException) -> None:
-        self.problem = f"the shared state store (Redis at {redact(self.url)}) cannot be reached: {error}"
-        raise StateUnavailable(self.problem) from None
+    def _failed(self, what: str, error: BaseException) -> None:
+        problem = f"the shared state store (Redis at {redact(self.url)}) {what}: {type(error).__name__}"
+        if self.problem != problem:
+            log.error("%s: %s", problem, error)
+        self.problem = problem
+        raise StateUnavailable(f"the shared state store {what}; nothing that needs it runs until it answers") from None
 
     async def ping(self) -> None:
+        """A real round trip: a value written, read back and removed, so a store that answers
+        anything to anything (``+PONG`` to every command) is not taken for a healthy one."""
+        client, key, value = self.client, self.key("probe", secrets.token_hex(8)), secrets.token_bytes(16)
         with self.reached():
-            await self.client.ping()
+            written = await client.set(key, value, px=10_000)
+            read = await client.get(key)
+            removed = await client.delete(key)
+            _expect(written is True and read == value and removed == 1)
 
     def ping_now(self) -> None:
+        client, key, value = self.sync, self.key("probe", secrets.token_hex(8)), secrets.token_bytes(16)
         with self.reached():
-            self.sync.ping()
+            written = client.set(key, value, px=10_000)
+            read = client.get(key)
+            removed = client.delete(key)
+            _expect(written is True and read == value and removed == 1)
 
     async def aclose(self) -> None:
         """Close this loop's connections (the others close with their loops)."""
@@ -265,6 +326,24 @@ class RedisState:
 
 
 @functools.cache
+def _expect(holds: bool) -> None:
+    """Inside :meth:`RedisState.reached`: a reply of the wrong shape makes the store untrusted."""
+    if not holds:
+        raise ValueError("a reply of the wrong shape")
+
+
+def _once_more(retry: type) -> Any:
+    """Retry a command once, at once, when its pooled connection turns out dead (Redis restarted).
+
+    Only a connection error: the command never reached the Redis that answers now. A timeout is
+    not retried, since the command may have run.
+    """
+    import redis.backoff
+    import redis.exceptions
+
+    return retry(redis.backoff.NoBackoff(), 1, supported_errors=(redis.exceptions.ConnectionError,))
+
+
 def _bounded_client() -> type:
     """``redis.asyncio.Redis`` whose commands wait for one of ``limit`` connections."""
     import redis.asyncio

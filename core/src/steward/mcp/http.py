@@ -107,6 +107,11 @@ class McpEndpoint:
             raise _refused("KEYS_UNAVAILABLE", f"no key can be checked right now: {error}", 503) from None
         except StateUnavailable as error:
             raise _refused("STATE_UNAVAILABLE", str(error), 503) from None
+        except Exception:
+            fault = await self.host.state_fault()
+            if fault is None:
+                raise
+            raise _refused("STATE_UNAVAILABLE", str(fault), 503) from None
         if principal is None:
             raise _refused("UNAUTHORIZED", "a valid key is required: Authorization: Bearer <key>", 401)
         if not principal.has_scope("invoke"):
@@ -162,6 +167,9 @@ class McpEndpoint:
         except RpcError as error:
             return error.body(request_id), error.http_status
         except Exception:
+            fault = await self.host.state_fault()
+            if fault is not None:
+                return _refused("STATE_UNAVAILABLE", str(fault), 503).body(request_id), 503
             log.exception("MCP %s failed", method)
             return RpcError(INTERNAL_ERROR, "internal error; the server log has details").body(request_id), 500
         finally:
