@@ -338,3 +338,30 @@ def test_a_new_key_under_a_revoked_keys_name_inherits_nothing(served, sample):
     )
     assert (answered.status_code, answered.json()["code"]) == (400, "INVALID_CONFIRMATION")
     assert sample.runs == {}
+
+
+def test_a_rebound_name_is_not_steward_s_own_origin_and_never_becomes_the_console_link(served):
+    """DNS rebinding: a page on http://rebind.evil:PORT, its name rebound to 127.0.0.1, sends its own Host."""
+    port = served.base_url.rsplit(":", 1)[1]
+    key = served.key(["invoke"])
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}
+    rebound = post(served, listing, key, Origin=f"http://rebind.evil:{port}", Host=f"rebind.evil:{port}")
+    assert rebound.status_code == 403
+    for own in (served.base_url, f"http://localhost:{port}"):
+        assert post(served, listing, key, Origin=own).status_code == 200, own
+    call = stateless_call("sample.room", {"text": "hall"}, meta=META)
+    told = post(served, call, key, Host=f"rebind.evil:{port}").json()["result"]
+    shown = json.dumps(told)
+    assert "rebind.evil" not in shown
+    assert f"{served.base_url}/console" in shown
+
+
+def test_the_console_link_and_an_own_origin_come_from_public_url(sample, tmp_path):
+    config = {"server": {"public_url": "https://steward.home.example/"}}
+    with serve_host([steward.Plugin("sample", sample)], data_dir=tmp_path, config=config) as served:
+        key = served.key(["invoke"])
+        listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}
+        assert post(served, listing, key, Origin="https://steward.home.example").status_code == 200
+        call = stateless_call("sample.room", {"text": "hall"}, meta=META)
+        told = json.dumps(post(served, call, key).json()["result"])
+        assert "https://steward.home.example/console" in told

@@ -41,6 +41,10 @@ class ServerConfig(_Section):
     header_timeout_seconds: Annotated[float, msgspec.Meta(gt=0)] = 10.0
     blocking_threads: Annotated[int, msgspec.Meta(gt=0)] = 8
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    public_url: str = ""
+    """Where people reach this server (``https://steward.home.example``), when not at the address it
+    is bound to: the console link MCP clients are given, and an origin ``/mcp`` accepts. Never
+    taken from a request's ``Host`` header, which whoever sends the request chooses."""
 
 
 class PluginsConfig(_Section):

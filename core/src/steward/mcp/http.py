@@ -16,9 +16,11 @@ import binascii
 import contextlib
 import functools
 import hashlib
+import ipaddress
 import logging
 import secrets
 import time
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -51,6 +53,7 @@ from steward.mcp.server import Client, McpServer, policy_changes
 from steward.state import StateUnavailable
 
 if TYPE_CHECKING:
+    from steward.config import Config
     from steward.host import Host
 
 log = logging.getLogger("steward.mcp")
@@ -84,7 +87,7 @@ class McpEndpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             headers = _headers(scope)
-            _check_origin(scope, headers, self.host.config.mcp.allowed_origins)
+            _check_origin(scope, headers, self.host.config)
             principal = await self._caller(scope, receive)
             if scope["method"] == "POST":
                 await self._post(scope, receive, send, principal, headers)
@@ -192,7 +195,7 @@ class McpEndpoint:
         self, method: str, message: Mapping[str, Any], headers: Mapping[str, str], principal: Principal, scope: Scope
     ) -> tuple[Client, str | None]:
         """Who asks and how: from ``_meta`` (stateless) or from the session (handshake era)."""
-        console = _console_url(scope, headers)
+        console = _console_url(scope, self.host.config.server.public_url)
         meta = request_meta(message)
         if META_VERSION in meta or headers.get("mcp-protocol-version") in STATELESS_VERSIONS:
             version = meta.get(META_VERSION)
@@ -375,14 +378,41 @@ def _refused(code: str, message: str, status: int) -> RpcError:
     return RpcError(STEWARD_REFUSED, f"{code}: {message}", {"code": code}, http_status=status)
 
 
-def _check_origin(scope: Scope, headers: Mapping[str, str], allowed: list[str]) -> None:
-    """A browser page may reach ``/mcp`` only from Steward's own origin or one the operator allowed."""
+def _check_origin(scope: Scope, headers: Mapping[str, str], config: Config) -> None:
+    """A browser page may reach ``/mcp`` only from Steward's own origin or one the operator allowed.
+
+    Steward's own origins come from the address the connection reached and ``server.public_url``,
+    never from the ``Host`` header: a page on ``http://rebind.evil:8092`` whose name was rebound
+    to 127.0.0.1 sends ``Host: rebind.evil:8092`` too (DNS rebinding).
+    """
     origin = headers.get("origin")
     if origin is None:
         return
-    own = f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
-    if origin != own and origin not in allowed:
+    if origin not in _own_origins(scope, config.server.public_url) and origin not in config.mcp.allowed_origins:
         raise RpcError(STEWARD_REFUSED, f"Forbidden: Origin {origin} may not use this server", http_status=403)
+
+
+def _own_origins(scope: Scope, public_url: str) -> set[str]:
+    scheme = scope.get("scheme", "http")
+    origins = {_origin_of(public_url)} if public_url else set()
+    server = scope.get("server")
+    if server and server[1] is not None:
+        address, port = server[0], server[1]
+        names = {address}
+        with contextlib.suppress(ValueError):
+            if ipaddress.ip_address(address).is_loopback:
+                names |= {"localhost", "127.0.0.1", "::1"}
+        for name in names:
+            host = f"[{name}]" if ":" in name else name
+            origins.add(f"{scheme}://{host}:{port}")
+            if (scheme, port) in (("http", 80), ("https", 443)):
+                origins.add(f"{scheme}://{host}")
+    return origins
+
+
+def _origin_of(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
 
 
 def _check_mirrored_headers(headers: Mapping[str, str], version: str, method: str, message: Mapping[str, Any]) -> None:
@@ -427,8 +457,14 @@ def _headers(scope: Scope) -> dict[str, str]:
     return {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
 
 
-def _console_url(scope: Scope, headers: Mapping[str, str]) -> str:
-    return f"{scope.get('scheme', 'http')}://{headers.get('host', '127.0.0.1')}/console"
+def _console_url(scope: Scope, public_url: str) -> str:
+    """The console's address for people and models: ``server.public_url``, else the address the
+    connection reached; never the ``Host`` header, which the request's sender chooses."""
+    if public_url:
+        return public_url.rstrip("/") + "/console"
+    address, port = scope.get("server") or ("127.0.0.1", 8092)
+    host = f"[{address}]" if ":" in address else address
+    return f"{scope.get('scheme', 'http')}://{host}:{port}/console"
 
 
 def _digest(value: str) -> str:
