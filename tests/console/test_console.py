@@ -256,6 +256,19 @@ def test_an_argument_that_looks_like_html_is_shown_as_text_and_runs_no_script(pa
     assert page.dialogs == []
 
 
+def test_characters_that_reorder_or_hide_text_are_shown_escaped_on_the_card(page, world):
+    world.served.set_policy("sample_enabled", True)
+    sign_in(page, world)
+    world.invoke("sample.send", {"text": "invoice\u202egpj.exe and a\u200bb"})
+    card = page.locator("#cards .card")
+    expect(card).to_have_count(1, timeout=2000)
+    shown = card.locator(".arguments").inner_text()
+    assert "\u202e" not in shown
+    assert "\u200b" not in shown
+    assert "invoice\\u202egpj.exe and a\\u200bb" in shown
+    assert json.loads(shown)["text"] == "invoice\u202egpj.exe and a\u200bb", "still the exact arguments"
+
+
 def test_a_card_can_be_approved_with_the_keyboard_alone(page, world):
     sign_in(page, world)
     world.invoke("web.fetch", {"url": world.site_url + "/keys"})

@@ -4,6 +4,7 @@ caller's key, the switches with their descriptions, recent audit records, and th
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from sample_plugin import SamplePlugin
 
 import steward
+from steward.confirmation import readable_arguments
 from steward.testing import Rule, ScriptedModel, ServedHost, serve_app, serve_host
 
 CONSOLE = Path(steward.__file__).parent / "console"
@@ -231,3 +233,11 @@ def test_of_twenty_concurrent_answers_by_id_exactly_one_runs(served, sample):
     outcomes = asyncio.run(answer_all())
     assert sorted(outcome["status"] for outcome in outcomes).count("ok") == 1
     assert sample.runs == {"room": 1}
+
+
+def test_readable_arguments_escape_what_reorders_or_hides_text_and_keep_the_value():
+    arguments = {"name": "\u202eexe.txt", "host": "a\u200bb.example", "tag": "\U000e0041", "plain": "café 日本\n"}
+    shown = readable_arguments(arguments)
+    assert all(char not in shown for char in "\u202e\u200b\U000e0041")
+    assert "café 日本" in shown, "ordinary text stays as it is"
+    assert json.loads(shown) == arguments

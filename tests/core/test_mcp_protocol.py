@@ -365,3 +365,14 @@ def test_the_console_link_and_an_own_origin_come_from_public_url(sample, tmp_pat
         call = stateless_call("sample.room", {"text": "hall"}, meta=META)
         told = json.dumps(post(served, call, key).json()["result"])
         assert "https://steward.home.example/console" in told
+
+
+def test_the_elicitation_shows_bidi_and_invisible_characters_escaped(served):
+    served.set_policy("sample_enabled", True)
+    key = served.key(["invoke"])
+    text = "invoice\u202egpj.exe\u200b"
+    first = post(served, stateless_call("sample.send", {"text": text}), key).json()["result"]
+    message = first["inputRequests"]["confirm"]["params"]["message"]
+    assert "\u202e" not in message
+    assert "\u200b" not in message
+    assert '"text": "invoice\\u202egpj.exe\\u200b"' in message

@@ -32,6 +32,7 @@ from steward.client import (
     server_client,
 )
 from steward.config import Config, ConfigError, load_config
+from steward.confirmation import readable_arguments
 from steward.files import InUse, hold_exclusively, remove_orphaned_temporaries, write_atomic
 from steward.host import Host, PluginLoadFailed
 from steward.outcome import Outcome, Status
@@ -351,7 +352,7 @@ def _post_outcome(client: Any, path: str, payload: dict[str, Any]) -> dict[str, 
 def _ask_about(pending: dict[str, Any]) -> bool | None:
     """The person's answer on this terminal; ``None`` when there is no terminal to ask on."""
     click.echo(f"{pending['capability']} v{pending['version']} needs your confirmation; it would run with:", err=True)
-    click.echo(json.dumps(pending["arguments"], indent=2, ensure_ascii=False), err=True)
+    click.echo(readable_arguments(pending["arguments"]), err=True)
     if not sys.stdin.isatty():
         click.echo(
             "No terminal to ask on: nothing ran, and the request is withdrawn (run it on a terminal, "
@@ -597,7 +598,7 @@ def _ask_person(body: dict[str, Any]) -> dict[str, Any]:
     if body["text"]:
         click.echo(f"steward> {body['text']}")
     click.echo(f"{pending['capability']} v{pending['version']} would run with:")
-    click.echo(json.dumps(pending["arguments"], indent=2, ensure_ascii=False))
+    click.echo(readable_arguments(pending["arguments"]))
     approve = click.confirm("Allow it?", default=False)
     return {"token": pending["token"], "approve": approve}
 

@@ -135,6 +135,18 @@ function touches(classification) {
   return `${reach} · ${effect}`;
 }
 
+// Characters that are invisible or reorder the text around them (U+202E, zero-width spaces, line
+// separators) are shown as their \uXXXX escapes, so what a person reads is what will run.
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/gu;
+
+function readableArguments(value) {
+  return JSON.stringify(value, null, 2).replace(HIDDEN, (char) =>
+    char === "\n"
+      ? char
+      : Array.from({ length: char.length }, (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""),
+  );
+}
+
 function card(confirmation, answer) {
   const item = el("li", { class: "card", "data-id": confirmation.id });
   item.append(el("h3", { text: `${confirmation.capability} (version ${confirmation.version})` }));
@@ -144,7 +156,7 @@ function card(confirmation, answer) {
     item.append(el("p", { text: `Asked by ${confirmation.caller} via ${confirmation.surface} · ${confirmation.reference}` }));
   }
   item.append(el("p", { text: "It would run once with exactly these arguments:" }));
-  item.append(el("pre", { class: "arguments", text: JSON.stringify(confirmation.arguments, null, 2) }));
+  item.append(el("pre", { class: "arguments", text: readableArguments(confirmation.arguments) }));
   item.append(el("p", { class: "countdown", "aria-live": "off" }));
   const label = `${confirmation.capability} (${confirmation.reference || "this conversation"})`;
   const approve = el("button", { type: "button", class: "approve", "aria-label": `Approve ${label}`, text: "Approve" });

@@ -15,6 +15,7 @@ import msgspec
 
 from steward.capability import Capability
 from steward.codes import Code
+from steward.confirmation import readable_arguments
 from steward.mcp.protocol import META_OUTCOME
 from steward.model import object_at_root
 from steward.outcome import Outcome, PendingConfirmation, Status
@@ -94,7 +95,7 @@ def confirmation_prompt(pending: PendingConfirmation, outcome: Outcome) -> str:
     if classification is not None:
         touches.append("changes something" if classification.side_effect == "mutating" else "reads only")
         touches.append("leaves this device" if classification.network == "external" else "stays on this device")
-    arguments = msgspec.json.format(_encode(pending.arguments), indent=2).decode()
+    arguments = readable_arguments(pending.arguments)
     return (
         f"Allow {pending.capability} (version {pending.version}) to run? It {' and '.join(touches)}.\n"
         f"It would run exactly once with these arguments:\n{arguments}\n"
