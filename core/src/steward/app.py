@@ -24,6 +24,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from steward.admission import Busy
 from steward.auth import KeysUnavailable, Principal
 from steward.bodies import ApiError, decode_body, receive_body
 from steward.capability import Surface
@@ -250,7 +251,6 @@ class InvokeEndpoint:
 
     def __init__(self, host: Host) -> None:
         self.host = host
-        self.in_flight = 0
         self._decode = msgspec.json.Decoder(InvokeRequest).decode
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -261,13 +261,11 @@ class InvokeEndpoint:
         if not principal.has_scope("invoke"):
             raise ApiError(Code.FORBIDDEN, "this key lacks the scope for this endpoint (invoke)")
         body = decode_body(await receive_body(scope, receive, host.config.server.max_body_bytes), self._decode)
-        if self.in_flight >= host.config.server.max_concurrent_invocations:
-            raise ApiError(Code.BUSY, "too many invocations in flight; retry shortly")
-        self.in_flight += 1
         try:
-            outcome = await self._run(host, scope["path_params"]["name"], body, principal)
-        finally:
-            self.in_flight -= 1
+            with host.admission.slot():
+                outcome = await self._run(host, scope["path_params"]["name"], body, principal)
+        except Busy as busy:
+            raise ApiError(Code.BUSY, str(busy)) from None
         status, content = outcome_body(outcome)
         await send(
             {

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import msgspec
 
+from steward.admission import Admission
 from steward.audit import AuditLog
 from steward.auth import KeyStore, Principal, RedisKeyStore, bearer_key, open_key_store
 from steward.capability import Capability, InvalidCapability, collecting_declarations
@@ -120,6 +121,7 @@ class Host:
         )
         self._loggers = {plugin.name: logging.getLogger(f"steward.plugins.{plugin.name}") for plugin in self.plugins}
         self.handlers = HandlerRunner(threads=config.server.blocking_threads, observe_block=self.metrics.loop_blocked)
+        self.admission = Admission(config.server.max_concurrent_invocations)
         self.executor = Executor(
             self.registry,
             self.policy,

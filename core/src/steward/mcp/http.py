@@ -29,6 +29,7 @@ import msgspec
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
+from steward.admission import Busy
 from steward.auth import KeysUnavailable, Principal
 from steward.bodies import ApiError, receive_body
 from steward.mcp.protocol import (
@@ -81,8 +82,6 @@ class McpEndpoint:
         self.store = self.server.store
         self.policy_poll_seconds = policy_poll_seconds
         self._waiting: dict[str, asyncio.Future[Any]] = {}
-        self.in_flight = 0
-        """Tool calls running now, held to ``server.max_concurrent_invocations`` as on the invoke endpoint."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
@@ -159,12 +158,10 @@ class McpEndpoint:
     async def _answer(
         self, request_id: Any, method: str, params: Mapping[str, Any], client: Client
     ) -> tuple[dict[str, Any], int]:
-        calls = method == "tools/call"
-        if calls and self.in_flight >= self.host.config.server.max_concurrent_invocations:
-            return _refused("BUSY", "too many invocations in flight; retry shortly", 429).body(request_id), 429
-        self.in_flight += calls
         try:
             result = await self.server.result(method, params, client)
+        except Busy as busy:
+            return _refused("BUSY", str(busy), 429).body(request_id), 429
         except StateUnavailable as error:
             return _refused("STATE_UNAVAILABLE", str(error), 503).body(request_id), 503
         except RpcError as error:
@@ -175,8 +172,6 @@ class McpEndpoint:
                 return _refused("STATE_UNAVAILABLE", str(fault), 503).body(request_id), 503
             log.exception("MCP %s failed", method)
             return RpcError(INTERNAL_ERROR, "internal error; the server log has details").body(request_id), 500
-        finally:
-            self.in_flight -= calls
         return {"jsonrpc": "2.0", "id": request_id, "result": result}, 200
 
     async def _initialize(self, send: Send, request_id: Any, params: Mapping[str, Any], principal: Principal) -> None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from steward.admission import Busy
 from steward.auth import Principal
 from steward.capability import Surface
 from steward.codes import Code
@@ -159,8 +160,8 @@ class McpServer:
             raise RpcError(INVALID_PARAMS, "tools/call arguments must be an object")
         if client.stateless and params.get("requestState") is not None:
             return await self._resume(name, params, client)
-        executor = self.host.executor
-        outcome = await executor.invoke(name, arguments or {}, caller=client.caller, surface=Surface.MCP)
+        with self.host.admission.slot():
+            outcome = await self.host.executor.invoke(name, arguments or {}, caller=client.caller, surface=Surface.MCP)
         if outcome.code == Code.CAPABILITY_NOT_FOUND:
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {outcome.message}")
         pending = outcome.pending_confirmation
@@ -175,12 +176,17 @@ class McpServer:
             return await self._ask_on_retry(pending, question, client)
         assert client.ask is not None
         reply = await client.ask("elicitation/create", question, self.keep_seconds)
-        return await self._answer(pending.token, approved(reply), name, client)
+        try:
+            return await self._answer(pending.token, approved(reply), name, client)
+        except Busy:
+            await self.host.executor.discard(pending.token)
+            raise
 
     async def _answer(self, token: str, approve: bool, name: str, client: Client) -> dict[str, Any]:
-        outcome = await self.host.executor.answer(
-            token, approve, caller=client.caller, surface=Surface.MCP, capability=name
-        )
+        with self.host.admission.slot():
+            outcome = await self.host.executor.answer(
+                token, approve, caller=client.caller, surface=Surface.MCP, capability=name
+            )
         return tool_result(outcome)
 
     async def _ask_on_retry(
@@ -219,7 +225,11 @@ class McpServer:
         if reply is None:
             await self.store.set(key, raw, ttl_seconds=self.keep_seconds)
             return _input_required(kept.question, handle)
-        return await self._answer(_seal(kept.sealed, handle), approved(reply), name, client)
+        try:
+            return await self._answer(_seal(kept.sealed, handle), approved(reply), name, client)
+        except Busy:
+            await self.store.set(key, raw, ttl_seconds=self.keep_seconds)
+            raise
 
 
 async def policy_changes(policy: Policy, every_seconds: float = 1.0) -> AsyncIterator[None]:

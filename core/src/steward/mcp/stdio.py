@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import msgspec
 
+from steward.admission import Busy
 from steward.auth import Principal
 from steward.http_client import USER_AGENT
 from steward.mcp.protocol import (
@@ -139,6 +140,8 @@ class LocalSession:
             await self.lines.write(error.body(request_id))
         except StateUnavailable as error:
             await self.lines.write(RpcError(STEWARD_REFUSED, f"STATE_UNAVAILABLE: {error}").body(request_id))
+        except Busy as busy:
+            await self.lines.write(RpcError(STEWARD_REFUSED, f"BUSY: {busy}", {"code": "BUSY"}).body(request_id))
         except Exception:
             log.exception("MCP %s failed", method)
             await self.lines.write(RpcError(INTERNAL_ERROR, "internal error; the log has details").body(request_id))
