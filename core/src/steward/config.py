@@ -77,6 +77,16 @@ class McpConfig(_Section):
 
     allowed_origins: list[str] = []
     """Browser origins besides Steward's own that may call ``/mcp`` (``"https://console.example"``)."""
+    max_streams_per_key: Positive = 4
+    """Notification streams (``GET /mcp``, ``subscriptions/listen``) one key may hold open on a worker."""
+    max_streams: Positive = 256
+    """Notification streams open on a worker in all; each holds a connection and a file descriptor."""
+    stream_idle_seconds: Positive = 300
+    """A notification stream that has carried nothing for this long is closed (clients reconnect)."""
+    max_sessions_per_key: Positive = 16
+    """Handshake-era sessions one key may have; a new ``initialize`` past it ends the key's oldest."""
+    session_idle_seconds: Positive = 24 * 3600
+    """A handshake-era session unused for this long is forgotten (404: initialize again)."""
 
 
 class AuditConfig(_Section):

@@ -27,6 +27,7 @@ from steward.executor import Executor, Turn
 from steward.model import ModelClient, ToolCall, capability_name, tool_schema
 from steward.outcome import Outcome, PendingConfirmation, Status
 from steward.registry import Registry
+from steward.state import StateUnavailable
 
 if TYPE_CHECKING:
     from steward.state import RedisState
@@ -367,7 +368,7 @@ class Conversation:
         token = outcome.pending_confirmation.token
         try:
             await self._keep(state, call, later, token)
-        except TooManyPending:
+        except (TooManyPending, StateUnavailable):
             await self.executor.discard(token)
             raise
 

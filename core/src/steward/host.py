@@ -265,6 +265,8 @@ class Host:
         self.keys.refresh()
         if self.keys.problem is not None:
             problems.append(self.keys.problem)
+        if self._memory_store.problem is not None:
+            problems.append(self._memory_store.problem)
         problems += self.handlers.problems()
         healthy = not self.load_errors and not problems and all(check.ok for check in checks)
         status = "ok" if healthy else "degraded"

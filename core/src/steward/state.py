@@ -519,6 +519,9 @@ class MemoryStore:
 
         self._caches: dict[str, _MemoryCache] = {}
         self._lock = threading.Lock()
+        self._swept_at = -math.inf
+        self.problem: str | None = None
+        """Set while the store is full (``/healthz`` shows it), cleared when a new entry fits again."""
 
     def _live(self, key: str) -> bytes | int | None:
         kept = self._values.get(key)
@@ -530,12 +533,19 @@ class MemoryStore:
         return kept[0]
 
     def _put(self, key: str, value: bytes | int, ttl_seconds: float | None) -> None:
-        if key not in self._values and len(self._values) >= self.max_entries:
-            now = self.clock()
-            for stale in [name for name, (_, until) in self._values.items() if until <= now]:
-                del self._values[stale]
+        """Store one entry; when full, sweep out the expired ones (at most once a second: a flood
+        against a full store must not cost a scan of every entry per request) or refuse."""
+        if key not in self._values:
             if len(self._values) >= self.max_entries:
-                raise StateUnavailable(f"the in-process state store holds {self.max_entries} entries, its limit")
+                now = self.clock()
+                if now - self._swept_at >= 1.0:
+                    self._swept_at = now
+                    for stale in [name for name, (_, until) in self._values.items() if until <= now]:
+                        del self._values[stale]
+                if len(self._values) >= self.max_entries:
+                    self.problem = f"the in-process state store holds {self.max_entries} entries, its limit"
+                    raise StateUnavailable(self.problem)
+            self.problem = None
         self._values[key] = (value, math.inf if ttl_seconds is None else self.clock() + ttl_seconds)
 
     async def get(self, key: str) -> bytes | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import collections
 import contextlib
 import functools
 import hashlib
@@ -21,7 +22,7 @@ import logging
 import secrets
 import time
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -50,7 +51,7 @@ from steward.mcp.protocol import (
     request_meta,
     unsupported_version,
 )
-from steward.mcp.server import Client, McpServer, policy_changes
+from steward.mcp.server import Client, McpServer, PolicyWatch
 from steward.state import StateUnavailable
 
 if TYPE_CHECKING:
@@ -59,8 +60,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("steward.mcp")
 
-SESSION_SECONDS = 7 * 24 * 3600
-"""How long a handshake-era session is remembered after ``initialize`` (then: 404, initialize again)."""
 REPLY_SECONDS = 60
 _encode = msgspec.json.Encoder().encode
 
@@ -80,7 +79,9 @@ class McpEndpoint:
         self.host = host
         self.server = McpServer(host)
         self.store = self.server.store
-        self.policy_poll_seconds = policy_poll_seconds
+        self.policy_watch = PolicyWatch(host.policy, policy_poll_seconds)
+        self.streams: collections.Counter[str] = collections.Counter()
+        """Notification streams open now, by the key's identity."""
         self._waiting: dict[str, asyncio.Future[Any]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -141,7 +142,7 @@ class McpEndpoint:
                 return await self._initialize(send, request_id, params, principal)
             client, session = await self._client(method, message, headers, principal, scope)
             if method == "subscriptions/listen" and client.stateless:
-                return await self._subscription(receive, send, request_id, params)
+                return await self._subscription(receive, send, request_id, params, principal)
             stream = _EventStream(send, receive)
             if session is not None and "form" in client.elicitation:
                 client = replace(client, ask=functools.partial(self._ask, stream, session))
@@ -180,7 +181,7 @@ class McpEndpoint:
         session_id = secrets.token_urlsafe(24)
         record = _Session(principal.identity, version, modes)
         try:
-            await self.store.set(_session_key(session_id), msgspec.msgpack.encode(record), ttl_seconds=SESSION_SECONDS)
+            await self._keep_session(session_id, record)
         except StateUnavailable as error:
             raise _refused("STATE_UNAVAILABLE", str(error), 503) from None
         body = {"jsonrpc": "2.0", "id": request_id, "result": self.server.initialize_result(version)}
@@ -211,12 +212,35 @@ class McpEndpoint:
         client = Client(principal, session.version, frozenset(session.elicitation), stateless=False, console=console)
         return client, _digest(session_id)
 
+    async def _keep_session(self, session_id: str, record: _Session) -> None:
+        """Remember a new session, ending the key's oldest past ``mcp.max_sessions_per_key``.
+
+        A flood of ``initialize`` from one key then costs the store a bounded number of entries
+        per key, never the space every other key needs.
+        """
+        settings = self.host.config.mcp
+        index = _sessions_of_key(record.caller)
+        raw = await self.store.get(index)
+        held = msgspec.msgpack.decode(raw, type=list[str]) if raw is not None else []
+        held.append(_digest(session_id))
+        for ended in held[: -settings.max_sessions_per_key]:
+            await self.store.delete("session:" + ended)
+        held = held[-settings.max_sessions_per_key :]
+        await self.store.set(index, msgspec.msgpack.encode(held), ttl_seconds=settings.session_idle_seconds)
+        await self.store.set(
+            _session_key(session_id), msgspec.msgpack.encode(record), ttl_seconds=settings.session_idle_seconds
+        )
+
     async def _session(self, session_id: str, principal: Principal) -> _Session:
+        """The session, if it is the caller's; its idle lifetime starts again with each use."""
+        key = _session_key(session_id)
         try:
-            raw = await self.store.get(_session_key(session_id))
+            raw = await self.store.get(key)
+            session = msgspec.msgpack.decode(raw, type=_Session) if raw is not None else None
+            if session is not None and session.caller == principal.identity:
+                await self.store.set(key, raw, ttl_seconds=self.host.config.mcp.session_idle_seconds)
         except StateUnavailable as error:
             raise _refused("STATE_UNAVAILABLE", str(error), 503) from None
-        session = msgspec.msgpack.decode(raw, type=_Session) if raw is not None else None
         if session is None or session.caller != principal.identity:
             raise RpcError(INVALID_REQUEST, "Session not found: initialize again", http_status=404)
         return session
@@ -286,43 +310,72 @@ class McpEndpoint:
         if not session_id:
             raise RpcError(INVALID_REQUEST, "Method not allowed: GET needs a session", http_status=405)
         await self._session(session_id, principal)
-        stream = _EventStream(send, receive)
-        await stream.start()
-        await self._notify_changes(stream, {})
-        await stream.close()
+        with self._stream_slot(principal):
+            stream = _EventStream(send, receive)
+            await stream.start()
+            await self._notify_changes(stream, {}, announce=True)
+            await stream.close()
 
-    async def _subscription(self, receive: Receive, send: Send, request_id: Any, params: Mapping[str, Any]) -> None:
+    async def _subscription(
+        self, receive: Receive, send: Send, request_id: Any, params: Mapping[str, Any], principal: Principal
+    ) -> None:
         """``subscriptions/listen`` (stateless era): acknowledged, then tools/list_changed on a policy change."""
         wanted = params.get("notifications")
         tools = isinstance(wanted, Mapping) and wanted.get("toolsListChanged") is True
         granted = {"toolsListChanged": True} if tools else {}
-        stream = _EventStream(send, receive)
-        meta = {"_meta": {META_SUBSCRIPTION: request_id}}
-        await stream.event(
-            {
-                "jsonrpc": "2.0",
-                "method": "notifications/subscriptions/acknowledged",
-                "params": {**meta, "notifications": granted},
-            }
-        )
-        if tools:
-            await self._notify_changes(stream, meta)
-        else:
-            await stream.gone.wait()
-        await stream.close()
+        with self._stream_slot(principal):
+            stream = _EventStream(send, receive)
+            meta = {"_meta": {META_SUBSCRIPTION: request_id}}
+            await stream.event(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/subscriptions/acknowledged",
+                    "params": {**meta, "notifications": granted},
+                }
+            )
+            await self._notify_changes(stream, meta, announce=tools)
+            await stream.close()
 
-    async def _notify_changes(self, stream: _EventStream, params: dict[str, Any]) -> None:
-        async def announce() -> None:
-            async for _ in policy_changes(self.host.policy, self.policy_poll_seconds):
-                await stream.event({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": params})
-
-        announcing = asyncio.ensure_future(announce())
+    @contextlib.contextmanager
+    def _stream_slot(self, principal: Principal) -> Iterator[None]:
+        """One of the worker's notification streams, within ``mcp.max_streams`` and the key's share."""
+        settings, identity = self.host.config.mcp, principal.identity
+        if self.streams.total() >= settings.max_streams:
+            raise _refused(
+                "BUSY", f"{settings.max_streams} notification streams are open here, the most; retry later", 429
+            )
+        if self.streams[identity] >= settings.max_streams_per_key:
+            raise _refused(
+                "BUSY",
+                f"this key holds {settings.max_streams_per_key} notification streams, the most; close one first",
+                429,
+            )
+        self.streams[identity] += 1
         try:
-            await stream.gone.wait()
+            yield
         finally:
-            announcing.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await announcing
+            self.streams[identity] -= 1
+            if not self.streams[identity]:
+                del self.streams[identity]
+
+    async def _notify_changes(self, stream: _EventStream, params: dict[str, Any], *, announce: bool) -> None:
+        """Announce policy changes until the client leaves or the stream has carried nothing for
+        ``mcp.stream_idle_seconds`` (a client that still wants them reconnects)."""
+        idle_seconds = self.host.config.mcp.stream_idle_seconds
+        with self.policy_watch.listening():
+            while not stream.gone.is_set():
+                waits = {asyncio.ensure_future(stream.gone.wait())}
+                if announce:
+                    waits.add(asyncio.ensure_future(self.policy_watch.changed()))
+                done, pending = await asyncio.wait(waits, timeout=idle_seconds, return_when=asyncio.FIRST_COMPLETED)
+                for waiting in pending:
+                    waiting.cancel()
+                if not done:
+                    return
+                if not stream.gone.is_set():
+                    await stream.event(
+                        {"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": params}
+                    )
 
 
 class _EventStream:
@@ -468,6 +521,10 @@ def _digest(value: str) -> str:
 
 def _session_key(session_id: str) -> str:
     return "session:" + _digest(session_id)
+
+
+def _sessions_of_key(identity: str) -> str:
+    return "sessions-of:" + _digest(identity)
 
 
 async def _send_json(send: Send, body: Any, status: int, headers: list[tuple[bytes, bytes]] | None = None) -> None:

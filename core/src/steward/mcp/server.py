@@ -12,9 +12,11 @@ confirmation and the console where a person can answer it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import logging
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +56,7 @@ Ask = Callable[[str, dict[str, Any], float], Awaitable[Any]]
 """Send the client a request of its own (handshake era) and wait up to the seconds given for its
 result; ``None`` when no answer came (timeout, the client went away)."""
 
+log = logging.getLogger("steward.mcp")
 SERVER_INFO = {"name": "steward", "title": "Steward", "version": __version__}
 INSTRUCTIONS = (
     "Steward runs the household's capabilities as tools. Tools that leave this device or change "
@@ -192,9 +195,15 @@ class McpServer:
     async def _ask_on_retry(
         self, pending: PendingConfirmation, question: dict[str, Any], client: Client
     ) -> dict[str, Any]:
+        """Keep the token sealed under a new handle; when it cannot be kept, the token goes too, so no
+        card is left in the console for a call whose client can never answer it."""
         handle = secrets.token_urlsafe(24)
         kept = _Kept(_seal(pending.token, handle), client.caller.identity, pending.capability, question)
-        await self.store.set(_handle_key(handle), msgspec.msgpack.encode(kept), ttl_seconds=self.keep_seconds)
+        try:
+            await self.store.set(_handle_key(handle), msgspec.msgpack.encode(kept), ttl_seconds=self.keep_seconds)
+        except StateUnavailable:
+            await self.host.executor.discard(pending.token)
+            raise
         return _input_required(question, handle)
 
     async def _resume(self, name: str, params: Mapping[str, Any], client: Client) -> dict[str, Any]:
@@ -232,23 +241,70 @@ class McpServer:
             raise
 
 
-async def policy_changes(policy: Policy, every_seconds: float = 1.0) -> AsyncIterator[None]:
-    """Yields each time the household's flags differ from the last look: what ``tools/list_changed`` announces.
+class PolicyWatch:
+    """One look at the household's flags per interval, for every stream that announces changes.
 
     Polled rather than pushed, because a flag may be switched on another host of a fleet (or
-    with ``steward policy set`` beside a server); a look that cannot reach the shared state is
-    skipped, not announced.
+    with ``steward policy set`` beside a server). However many streams listen, the flags are read
+    once per ``every_seconds`` by one task, which runs while anyone listens; a look that fails
+    (the shared state unreachable, no file descriptor left) is skipped, not announced, and said
+    in the log once until looks succeed again, never once per stream per second.
     """
-    seen: dict[str, bool] | None = None
-    while True:
+
+    def __init__(self, policy: Policy, every_seconds: float = 1.0) -> None:
+        self.policy = policy
+        self.every_seconds = every_seconds
+        self.listeners = 0
+        self._changed: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def changes(self) -> AsyncIterator[None]:
+        """Yields each time the flags differ from the last look: what ``tools/list_changed`` announces."""
+        with self.listening():
+            while True:
+                await self.changed()
+                yield
+
+    @contextlib.contextmanager
+    def listening(self) -> Iterator[None]:
+        """Count one listener while the block runs; the watch runs while anyone listens."""
+        self.listeners += 1
+        if self._task is None or self._task.done():
+            self._changed = asyncio.Event()
+            self._task = asyncio.ensure_future(self._watch())
         try:
-            now = await policy.current()
-        except StateUnavailable:
-            now = seen
-        if seen is not None and now != seen:
             yield
-        seen = now
-        await asyncio.sleep(every_seconds)
+        finally:
+            self.listeners -= 1
+            if self.listeners == 0 and self._task is not None:
+                self._task.cancel()
+                self._task = None
+
+    async def changed(self) -> None:
+        """Return at the next change (inside :meth:`listening`)."""
+        assert self._changed is not None
+        await self._changed.wait()
+
+    async def _watch(self) -> None:
+        seen: dict[str, bool] | None = None
+        failing = False
+        while True:
+            try:
+                now = await self.policy.current()
+            except Exception as error:  # noqa: BLE001 - a failed look is skipped; the watch goes on
+                if not failing:
+                    log.warning("tools/list_changed: the policy flags cannot be read (%s); retrying", error)
+                failing, now = True, seen
+            else:
+                if failing:
+                    log.info("tools/list_changed: the policy flags can be read again")
+                failing = False
+            if seen is not None and now != seen:
+                assert self._changed is not None
+                self._changed.set()
+                self._changed = asyncio.Event()
+            seen = now
+            await asyncio.sleep(self.every_seconds)
 
 
 def _input_required(question: dict[str, Any], handle: str) -> dict[str, Any]:

@@ -38,7 +38,7 @@ from steward.mcp.protocol import (
     request_meta,
     unsupported_version,
 )
-from steward.mcp.server import Client, McpServer, policy_changes
+from steward.mcp.server import Client, McpServer, PolicyWatch
 from steward.state import StateUnavailable
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ class LocalSession:
 
     async def _announce_changes(self) -> None:
         """``tools/list_changed`` when a policy flag changes, once the handshake is done."""
-        async for _ in policy_changes(self.server.host.policy):
+        async for _ in PolicyWatch(self.server.host.policy).changes():
             if self.version is not None:
                 await self.lines.write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
 
