@@ -42,9 +42,7 @@ def ping(served: ServedHost, key: str, session: str) -> int:
 
 @pytest.fixture
 def limited(sample: SamplePlugin, tmp_path):
-    config = {
-        "mcp": {"max_streams_per_key": 2, "max_streams": 3, "stream_idle_seconds": 2, "max_sessions_per_key": 3}
-    }
+    config = {"mcp": {"max_streams_per_key": 2, "max_streams": 3, "stream_idle_seconds": 2, "max_sessions_per_key": 3}}
     with serve_host([steward.Plugin("sample", sample)], data_dir=tmp_path, config=config) as served:
         yield served
 

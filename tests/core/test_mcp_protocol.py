@@ -376,3 +376,73 @@ def test_the_elicitation_shows_bidi_and_invisible_characters_escaped(served):
     assert "\u202e" not in message
     assert "\u200b" not in message
     assert '"text": "invoice\\u202egpj.exe\\u200b"' in message
+
+
+@pytest.mark.parametrize("request_id", [None, {"a": 1}, [1], 1.5, True])
+def test_a_request_id_must_be_a_string_or_an_integer(served, request_id):
+    message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/list", "params": {"_meta": META}}
+    answer = post(served, message, served.key(["invoke"]))
+    assert answer.status_code == 400
+    assert answer.json()["error"]["code"] == -32600
+    assert answer.json()["id"] is None
+
+
+def test_a_retry_with_other_arguments_runs_nothing_and_says_so(served, sample):
+    key = served.key(["invoke"])
+    state = ask(served, key)["requestState"]
+    swapped = stateless_call("sample.room", {"text": "hall"}, 2, requestState=state, inputResponses=YES)
+    refused = post(served, swapped, key).json()["result"]
+    assert refused["isError"] is True
+    assert "not the ones the person was asked about" in refused["content"][0]["text"]
+    assert sample.runs == {}
+    same = stateless_call("sample.room", {"text": "kitchen"}, 3, requestState=state, inputResponses=YES)
+    assert post(served, same, key).json()["result"]["structuredContent"] == {"text": "kitchen"}
+    assert sample.runs == {"room": 1}
+
+
+def test_an_elicitation_reply_with_both_result_and_error_is_no_yes(served, sample):
+    key = served.key(["invoke"])
+
+    async def answer_both() -> dict:
+        auth = {"Authorization": f"Bearer {key}", "Accept": "application/json, text/event-stream"}
+        async with httpx.AsyncClient(base_url=served.base_url, headers=auth, timeout=30) as client:
+            init = await client.post(
+                "/mcp",
+                json={
+                    "jsonrpc": "2.0",
+                    "id": 0,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-11-25",
+                        "capabilities": {"elicitation": {"form": {}}},
+                        "clientInfo": {"name": "raw", "version": "1"},
+                    },
+                },
+            )
+            session = {"Mcp-Session-Id": init.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
+            call = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "sample.room", "arguments": {"text": "hall"}},
+            }
+            async with client.stream("POST", "/mcp", json=call, headers=session) as stream:
+                async for line in stream.aiter_lines():
+                    if not line.startswith("data:"):
+                        continue
+                    event = json.loads(line[5:])
+                    if event.get("method") == "elicitation/create":
+                        both = {
+                            "jsonrpc": "2.0",
+                            "id": event["id"],
+                            "result": {"action": "accept", "content": {"approve": True}},
+                            "error": {"code": -1, "message": "no"},
+                        }
+                        await client.post("/mcp", json=both, headers=session)
+                    elif event.get("id") == 1:
+                        return event["result"]
+        raise AssertionError("no answer to the call")
+
+    result = asyncio.run(answer_both())
+    assert result["_meta"]["dev.steward/outcome"]["code"] == "CONFIRMATION_DENIED"
+    assert sample.runs == {}

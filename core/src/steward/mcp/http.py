@@ -48,8 +48,10 @@ from steward.mcp.protocol import (
     RpcError,
     elicitation_modes,
     negotiate_handshake,
+    reply_result,
     request_meta,
     unsupported_version,
+    valid_request_id,
 )
 from steward.mcp.server import Client, McpServer, PolicyWatch
 from steward.state import StateUnavailable
@@ -135,6 +137,8 @@ class McpEndpoint:
         if "id" not in message:
             return await _send_empty(send, 202)
         request_id, method, params = message["id"], message["method"], message.get("params", {})
+        if not valid_request_id(request_id):
+            raise RpcError(INVALID_REQUEST, "Invalid Request: id must be a string or an integer", http_status=400)
         try:
             if not isinstance(method, str):
                 raise RpcError(INVALID_REQUEST, "Invalid Request: method must be a string", http_status=400)
@@ -295,7 +299,7 @@ class McpEndpoint:
             return
         await self._session(session_id, principal)
         key = f"{_digest(session_id)}:{message['id']}"
-        reply = message.get("result") if "result" in message else None
+        reply = reply_result(message)
         future = self._waiting.get(key)
         if future is not None:
             if not future.done():

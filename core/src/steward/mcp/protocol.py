@@ -84,6 +84,19 @@ def elicitation_modes(capabilities: Any) -> frozenset[str]:
     return modes or frozenset({"form"})
 
 
+def valid_request_id(request_id: Any) -> bool:
+    """MCP's request ids are strings or integers; ``null``, objects, arrays, fractions and booleans are not."""
+    return isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool))
+
+
+def reply_result(message: Mapping[str, Any]) -> Any:
+    """What a client's response to our request says: its ``result``, or ``None`` (a no) for an
+    error, and for a response that carries both, which JSON-RPC forbids and nobody may read as yes."""
+    if "error" in message or "result" not in message:
+        return None
+    return message["result"]
+
+
 def request_meta(message: Mapping[str, Any]) -> Mapping[str, Any]:
     params = message.get("params")
     meta = params.get("_meta") if isinstance(params, Mapping) else None

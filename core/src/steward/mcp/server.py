@@ -89,6 +89,8 @@ class _Kept(msgspec.Struct, frozen=True):
     caller: str
     capability: str
     question: dict[str, Any]
+    arguments: str = ""
+    """The digest of the arguments the call was made with: a retry must carry the same."""
 
 
 class McpServer:
@@ -176,7 +178,7 @@ class McpServer:
             )
         question = form_elicitation(pending, outcome, with_mode=names_elicitation_mode(client.version))
         if client.stateless:
-            return await self._ask_on_retry(pending, question, client)
+            return await self._ask_on_retry(pending, question, client, _arguments_digest(arguments))
         assert client.ask is not None
         reply = await client.ask("elicitation/create", question, self.keep_seconds)
         try:
@@ -193,12 +195,12 @@ class McpServer:
         return tool_result(outcome)
 
     async def _ask_on_retry(
-        self, pending: PendingConfirmation, question: dict[str, Any], client: Client
+        self, pending: PendingConfirmation, question: dict[str, Any], client: Client, arguments: str
     ) -> dict[str, Any]:
         """Keep the token sealed under a new handle; when it cannot be kept, the token goes too, so no
         card is left in the console for a call whose client can never answer it."""
         handle = secrets.token_urlsafe(24)
-        kept = _Kept(_seal(pending.token, handle), client.caller.identity, pending.capability, question)
+        kept = _Kept(_seal(pending.token, handle), client.caller.identity, pending.capability, question, arguments)
         try:
             await self.store.set(_handle_key(handle), msgspec.msgpack.encode(kept), ttl_seconds=self.keep_seconds)
         except StateUnavailable:
@@ -228,6 +230,20 @@ class McpServer:
                 "INVALID_CONFIRMATION: this confirmation request is unknown, already answered or expired; "
                 "nothing ran. Call the tool again to ask anew.",
                 unknown,
+            )
+        if kept.arguments != _arguments_digest(params.get("arguments")):
+            await self.store.set(key, raw, ttl_seconds=self.keep_seconds)
+            changed = Outcome(
+                capability=name,
+                version=None,
+                stage=Stage.CONFIRM,
+                status=Status.REJECTED,
+                code=Code.INVALID_CONFIRMATION,
+            )
+            return tool_error(
+                "INVALID_CONFIRMATION: this retry's arguments are not the ones the person was asked about; "
+                "nothing ran. Retry with the same arguments, or call the tool again to ask anew.",
+                changed,
             )
         responses = params.get("inputResponses")
         reply = responses.get(CONFIRM_KEY) if isinstance(responses, Mapping) else None
@@ -313,6 +329,15 @@ def _input_required(question: dict[str, Any], handle: str) -> dict[str, Any]:
         "inputRequests": {CONFIRM_KEY: {"method": "elicitation/create", "params": question}},
         "requestState": handle,
     }
+
+
+def _arguments_digest(arguments: Any) -> str:
+    """The same for the same arguments in any key order; what a retry is compared by."""
+    try:
+        encoded = msgspec.json.encode(arguments or {}, order="sorted")
+    except (TypeError, msgspec.EncodeError):
+        encoded = repr(arguments).encode()
+    return hashlib.sha256(encoded).hexdigest()
 
 
 def _handle_key(handle: str) -> str:

@@ -35,8 +35,10 @@ from steward.mcp.protocol import (
     RpcError,
     elicitation_modes,
     negotiate_handshake,
+    reply_result,
     request_meta,
     unsupported_version,
+    valid_request_id,
 )
 from steward.mcp.server import Client, McpServer, PolicyWatch
 from steward.state import StateUnavailable
@@ -58,14 +60,12 @@ class Lines:
 
     async def messages(self) -> AsyncIterator[dict[str, Any]]:
         """Every message until end of input; a line that is not a JSON object is answered with an error."""
-        while True:
-            try:
-                line = await self.reader.readline()
-            except ValueError:
-                await self.write(RpcError(INVALID_REQUEST, "message too long").body(None))
+        async for line in self._lines():
+            if line is None:
+                await self.write(
+                    RpcError(INVALID_REQUEST, f"message too long (over {MAX_LINE_BYTES} bytes)").body(None)
+                )
                 continue
-            if not line:
-                return
             if not line.strip():
                 continue
             try:
@@ -77,6 +77,30 @@ class Lines:
                 await self.write(RpcError(INVALID_REQUEST, "Invalid Request: one JSON-RPC object per line").body(None))
                 continue
             yield message
+
+    async def _lines(self) -> AsyncIterator[bytes | None]:
+        """Each line without its newline; ``None`` once for a line over ``MAX_LINE_BYTES``, whose
+        every byte up to its newline is dropped, however late it arrives, so its tail is never
+        read as a message of its own."""
+        buffer, skipping = bytearray(), False
+        while chunk := await self.reader.read(1024 * 1024):
+            buffer += chunk
+            while (end := buffer.find(b"\n")) >= 0:
+                line = bytes(buffer[:end])
+                del buffer[: end + 1]
+                if skipping:
+                    skipping = False
+                elif len(line) > MAX_LINE_BYTES:
+                    yield None
+                else:
+                    yield line
+            if len(buffer) > MAX_LINE_BYTES:
+                if not skipping:
+                    yield None
+                skipping = True
+                buffer.clear()
+        if buffer and not skipping:
+            yield bytes(buffer)
 
     async def write(self, message: Mapping[str, Any]) -> None:
         async with self._lock:
@@ -112,6 +136,9 @@ class LocalSession:
         async for message in self.lines.messages():
             if "method" not in message:
                 self._deliver(message)
+            elif "id" in message and not valid_request_id(message["id"]):
+                error = RpcError(INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
+                await self.lines.write(error.body(None))
             elif "id" in message:
                 task = asyncio.create_task(self._answer(message))
                 tasks.add(task)
@@ -173,7 +200,7 @@ class LocalSession:
     def _deliver(self, message: Mapping[str, Any]) -> None:
         future = self._waiting.get(message.get("id"))  # type: ignore[arg-type]
         if future is not None and not future.done():
-            future.set_result(message.get("result"))
+            future.set_result(reply_result(message))
 
 
 class Bridge:
