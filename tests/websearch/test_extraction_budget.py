@@ -69,3 +69,21 @@ def test_steward_extract_says_why_it_refused(tmp_path):
     result = CliRunner().invoke(extract_command, [str(page)])
     assert result.exit_code == 1
     assert "nests elements about 20,002 deep" in result.output
+
+
+def test_an_attribute_bomb_is_refused_before_any_parser_runs(monkeypatch):
+    def must_not_parse(*args, **kwargs):
+        raise AssertionError("the parser ran")
+
+    monkeypatch.setattr(parse, "LexborHTMLParser", must_not_parse)
+    monkeypatch.setattr(parse.html5lib, "parse", must_not_parse)
+    bomb = "<html><body><p " + " ".join(f"a{i}" for i in range(300_000)) + ">x</p></body></html>"
+    with pytest.raises(PageTooComplex, match="300,000 attributes"):
+        parse.parse_html(bomb)
+
+
+def test_long_quoted_values_and_many_ordinary_attributes_are_not_a_bomb():
+    path = " ".join("L 1 2" for _ in range(20_000))
+    many = " ".join(f'data-{i}="a b c"' for i in range(parse.MAX_ATTRIBUTES - 10))
+    page = f'<html><body><svg><path d="{path}"/></svg><p {many}>kept</p></body></html>'
+    assert "kept" in "".join(parse.parse_html(page).itertext())

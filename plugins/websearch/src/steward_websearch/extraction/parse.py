@@ -5,10 +5,13 @@ used whenever it is installed; and html5lib (pure Python), the reference that al
 give the same tree shape: lower-case HTML tag names without a namespace, ``svg`` and ``math``
 content in their namespaces, attributes without a value as ``""``, comments and doctypes left out.
 
-A page past the budget (``MAX_ELEMENTS`` elements, or nesting ``MAX_NESTING`` deep) is
-:class:`PageTooComplex`, said before the work it would cost: the parse of deep nesting grows with
-the square of its depth (100,000 nested ``div`` take lexbor 16 s), and everything after it with
-the number of elements. Real pages stay far inside both: browsers themselves stop nesting at 512.
+A page past the budget (``MAX_ELEMENTS`` elements, nesting ``MAX_NESTING`` deep, or an element
+with more than ``MAX_ATTRIBUTES`` attributes) is :class:`PageTooComplex`, said before the work it
+would cost: the parse of deep nesting grows with the square of its depth (100,000 nested ``div``
+take lexbor 16 s), so does an element's with its attributes (both parsers look for duplicates:
+30,000 attributes on one ``p`` take lexbor 4 s and html5lib 73 s), and everything after it with
+the number of elements. Real pages stay far inside all three: browsers themselves stop nesting
+at 512, and an element with a hundred attributes is rare.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ Parser = Literal["lexbor", "html5lib"]
 DEFAULT_PARSER: Parser = "lexbor" if LexborHTMLParser is not None else "html5lib"
 MAX_ELEMENTS = 250_000
 MAX_NESTING = 8_192
+MAX_ATTRIBUTES = 1_000
 FOREIGN = {"svg": "{http://www.w3.org/2000/svg}", "math": "{http://www.w3.org/1998/Math/MathML}"}
 
 
@@ -41,6 +45,7 @@ def parse_html(source: str, parser: Parser = DEFAULT_PARSER) -> Element:
     Raises :class:`PageTooComplex` past ``MAX_NESTING`` or ``MAX_ELEMENTS``.
     """
     source = close_frames_in_noscript(source)
+    _check_attributes(source)
     depth = nesting_depth(source)
     if depth > MAX_NESTING:
         raise PageTooComplex(f"the page nests elements about {depth:,} deep; extraction reads at most {MAX_NESTING:,}")
@@ -82,6 +87,24 @@ _NOSCRIPT = re.compile(r"<noscript\b", re.IGNORECASE)
 _END_NOSCRIPT = re.compile(r"</noscript\s*>", re.IGNORECASE)
 _OPEN_FRAME = re.compile(r"<iframe\b", re.IGNORECASE)
 _END_FRAME = re.compile(r"</iframe", re.IGNORECASE)
+
+
+_LONG_TAG = re.compile(r"<[A-Za-z][^<>]{4096,}")
+_ATTRIBUTE = re.compile(r"""[\s/]+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]*))?""")
+
+
+def _check_attributes(source: str) -> None:
+    """:class:`PageTooComplex` for an element with more than ``MAX_ATTRIBUTES`` attributes.
+
+    Only tags of 4 KiB and more are counted (fewer bytes cannot hold that many attributes); a
+    quoted value is one attribute however many spaces it holds (an SVG path, a long ``content``).
+    """
+    for tag in _LONG_TAG.finditer(source):
+        count = len(_ATTRIBUTE.findall(tag.group()))
+        if count > MAX_ATTRIBUTES:
+            raise PageTooComplex(
+                f"an element of the page has about {count:,} attributes; extraction reads at most {MAX_ATTRIBUTES:,}"
+            )
 
 
 def _count(elements: int) -> None:
