@@ -10,40 +10,11 @@ import pytest
 import steward_websearch
 from loopback import TEST_ADDRESS
 from steward_websearch.service.routes import host_of
-from upstreams import ARTICLE, Site
+from upstreams import ARTICLE
 
-from steward.testing import Rule, ScriptedModel, serve_app, serve_host
+from steward.testing import serve_host
 
 SERVICE_KEY = {"scopes": ["service"], "preapproved": ["web.fetch", "web.search"]}
-
-
-@pytest.fixture(scope="module")
-def site_server():
-    upstream = Site()
-    with serve_app(upstream.app(), host=TEST_ADDRESS) as url:
-        yield upstream, url
-
-
-@pytest.fixture
-def site(site_server):
-    site_server[0].reset()
-    return site_server
-
-
-@pytest.fixture(scope="module")
-def model_server():
-    scripted = ScriptedModel(rules=[Rule(r"kettle", text="Kettles boil water quietly (from the page).")])
-    with serve_app(scripted.app()) as url:
-        yield scripted, url
-
-
-@pytest.fixture
-def model(model_server):
-    """The scripted model, answering promptly with an empty request log whatever the last test did."""
-    scripted, _ = model_server
-    scripted.requests.clear()
-    scripted.failure, scripted.delay_seconds = None, 0.0
-    return model_server
 
 
 def settings_for(site_url: str, searx_url: str, model_url: str, **service) -> dict:

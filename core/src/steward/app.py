@@ -82,9 +82,29 @@ async def invoke_capability(
 
     For plugin routes that offer a capability under a wire format of their own, as the fetch
     service does: the six stages, the household's policy, pre-approval and the audit log apply
-    exactly as on the invoke endpoint. ``arguments`` are validated here, at stage 2.
+    exactly as on the invoke endpoint. ``arguments`` are validated here, at stage 2. A client
+    that disconnects while it runs stops it (the work in isolated workers included), audited as
+    ``CALLER_GONE``: nobody is left to read the answer. Call it after the body has been read.
     """
-    return await host_of(request).executor.invoke(name, arguments, caller=request.state.principal, surface=surface)
+    invocation = asyncio.ensure_future(
+        host_of(request).executor.invoke(name, arguments, caller=request.state.principal, surface=surface)
+    )
+    gone = asyncio.ensure_future(_disconnected(request))
+    try:
+        await asyncio.wait({invocation, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+    if not invocation.done():
+        invocation.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await invocation
+        raise ApiError(Code.CALLER_GONE, "the caller went away")
+    return invocation.result()
+
+
+async def _disconnected(request: Request) -> None:
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
 def plugin_state(request: Request, plugin: str) -> StateStore:

@@ -71,6 +71,7 @@ class Code(OutcomeCode):
     # stage 5: execute
     TIMEOUT = "TIMEOUT", 504, "The handler did not finish within bounds.timeout_seconds."
     EXECUTION_FAILED = "EXECUTION_FAILED", 502, "The handler raised; the server log has the traceback."
+    CALLER_GONE = "CALLER_GONE", 499, "The caller went away before the answer, so the work was stopped."
     UPSTREAM_UNAVAILABLE = "UPSTREAM_UNAVAILABLE", 503, "A service the capability needs did not answer."
     FETCH_TARGET_REJECTED = "FETCH_TARGET_REJECTED", 403, "The SSRF guard refused the address."
     UNSUPPORTED_CONTENT_TYPE = "UNSUPPORTED_CONTENT_TYPE", 415, "The content is of a type that is not read."

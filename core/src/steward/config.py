@@ -112,6 +112,9 @@ class IsolationConfig(_Section):
     workers: int = 2
     memory_mb: int = 1024
     cpu_seconds: int = 60
+    job_seconds: Annotated[float, msgspec.Meta(gt=0)] = 20.0
+    """A job given no deadline of its own is stopped after this long; a caller's jobs use at most
+    ``workers - 1`` workers at once, so no caller can hold them all."""
 
 
 class StateConfig(_Section):

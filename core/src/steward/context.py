@@ -11,7 +11,7 @@ import httpx
 import msgspec
 
 from steward.health import HealthReport
-from steward.isolation import IsolatedWorkers
+from steward.isolation import IsolatedShare
 from steward.resources import Resources
 from steward.state import StateStore
 
@@ -23,7 +23,8 @@ class InvocationContext(msgspec.Struct, frozen=True):
     ``http_client()`` makes a client with Steward's defaults (see :func:`steward.http_client`);
     ``health()`` builds the host's health report, for capabilities that describe the host;
     ``isolated.run(...)`` runs CPU-heavy work on untrusted input (parsing, a caller's program) in
-    a worker process that is killed at the invocation's deadline (see :class:`IsolatedWorkers`);
+    a worker process that is killed at the invocation's deadline, within this caller's share of
+    the workers (see :class:`IsolatedWorkers`);
     ``state`` keeps what every worker and host must agree on (rate buckets, take-once values);
     ``resources`` holds what the plugin makes once per host and the host closes.
     A frozen struct, not a dataclass: one is made for every invocation, in a sixth of the time.
@@ -45,7 +46,7 @@ class InvocationContext(msgspec.Struct, frozen=True):
     """Makes an ``httpx.AsyncClient`` with Steward's timeouts and user agent (see :func:`steward.http_client`)."""
     health: Callable[[], Awaitable[HealthReport]]
     """Builds the host's :class:`HealthReport` (for capabilities that describe the host)."""
-    isolated: IsolatedWorkers
+    isolated: IsolatedShare
     """Runs CPU-heavy work on untrusted input in a worker process killed at the deadline."""
     state: StateStore
     """The host's shared store, in this plugin's own key space: this process on the memory backend,

@@ -9,6 +9,7 @@ token was issued for, so a capability disabled while the person was deciding doe
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
 import logging
@@ -60,6 +61,9 @@ class _Stop(Exception):
         super().__init__(message)
         self.stage, self.status, self.code, self.message, self.details = stage, status, code, message, details
 
+
+_CALLER_GONE = _Stop(Stage.EXECUTE, Status.FAILED, Code.CALLER_GONE, "the caller went away; the work was stopped")
+"""What an invocation cancelled from outside (its HTTP client disconnected) is audited as."""
 
 ContextFactory = Callable[[Registered, Principal, str], InvocationContext]
 OutcomeObserver = Callable[[Outcome], None]
@@ -118,6 +122,9 @@ class Executor:
                 outcome = await self._run(entry, validated, context, started, caller, confirmation)
         except _Stop as stop:
             outcome = self._stopped(entry, name, stop, started)
+        except asyncio.CancelledError:
+            self._record(self._stopped(entry, name, _CALLER_GONE, started), caller, surface, confirmation)
+            raise
         return self._record(outcome, caller, surface, confirmation)
 
     async def answer(
@@ -178,6 +185,9 @@ class Executor:
             outcome = await self._run(entry, validated, context, started, caller, None, asker)
         except _Stop as stop:
             outcome = self._stopped(entry, name, stop, started)
+        except asyncio.CancelledError:
+            self._record(self._stopped(entry, name, _CALLER_GONE, started), caller, asked_on, None, asker)
+            raise
         return self._record(outcome, caller, asked_on, None, asker)
 
     async def withdraw(self, token: str, *, caller: Principal) -> Outcome:

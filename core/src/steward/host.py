@@ -31,7 +31,7 @@ from steward.handlers import HandlerRunner
 from steward.health import CheckResult, HealthCheck, HealthReport, LoadError, run_check
 from steward.hookspecs import hookimpl
 from steward.http_client import http_client
-from steward.isolation import IsolatedWorkers
+from steward.isolation import IsolatedShare, IsolatedWorkers
 from steward.metrics import Metrics
 from steward.model import ModelClient
 from steward.plugins import Plugin, PluginInfo, call_each, describe, discover, hooks_of, plugin_manager
@@ -118,7 +118,9 @@ class Host:
             config.isolation.workers,
             memory_bytes=config.isolation.memory_mb * 1024 * 1024,
             cpu_seconds=config.isolation.cpu_seconds,
+            job_seconds=config.isolation.job_seconds,
         )
+        self._isolated_shares: dict[str, IsolatedShare] = {}
         self._loggers = {plugin.name: logging.getLogger(f"steward.plugins.{plugin.name}") for plugin in self.plugins}
         self.handlers = HandlerRunner(threads=config.server.blocking_threads, observe_block=self.metrics.loop_blocked)
         self.admission = Admission(config.server.max_concurrent_invocations)
@@ -316,10 +318,18 @@ class Host:
             logger=self._loggers.get(entry.plugin) or logging.getLogger(f"steward.plugins.{entry.plugin}"),
             http_client=http_client,
             health=self.health,
-            isolated=self.isolated,
+            isolated=self._isolated_share(caller.name),
             state=self.state_store(entry.plugin),
             resources=self.resources_of(entry.plugin),
         )
+
+    def _isolated_share(self, caller: str) -> IsolatedShare:
+        share = self._isolated_shares.get(caller)
+        if share is None:
+            if len(self._isolated_shares) >= 1024:
+                self._isolated_shares.clear()
+            share = self._isolated_shares[caller] = self.isolated.share(caller)
+        return share
 
     def _decode_settings(self) -> None:
         for plugin, settings_type in call_each(self.manager, "register_settings"):

@@ -10,7 +10,10 @@ for it, and a thread cannot be stopped. So such work runs in a small pool of wor
   **address-space limit** (``RLIMIT_AS``); unless a job asks for ``file_access``, it cannot open
   any file (``RLIMIT_NOFILE`` is lowered to the descriptors already open);
 - a job past its deadline (or whose caller was cancelled) is **killed with its worker**, at once;
-  a fresh worker takes the next job, so the event loop never waits past the deadline;
+  a fresh worker takes the next job, so the event loop never waits past the deadline; a job given
+  no deadline gets ``job_seconds`` (20 s), far inside the CPU-time limit;
+- one caller's jobs use at most ``size - 1`` workers at once (:meth:`IsolatedWorkers.share`), so
+  a caller who sends endless programs cannot take the pool from everyone else;
 - a result is capped in size and decoded by type (msgspec), never unpickled: a worker that
   turned hostile can at worst send a wrong value of the right type.
 
@@ -22,6 +25,7 @@ pool's own, one per worker, so a pool can serve any event loop and is not tied t
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import contextlib
 import importlib
@@ -33,6 +37,7 @@ import struct
 import subprocess
 import sys
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -145,12 +150,16 @@ class IsolatedWorkers:
         *,
         memory_bytes: int = 1024 * 1024 * 1024,
         cpu_seconds: float = 60.0,
+        job_seconds: float = 20.0,
         max_result_bytes: int = 64 * 1024 * 1024,
     ) -> None:
         self.size = size
         self.memory_bytes = memory_bytes
         self.cpu_seconds = cpu_seconds
+        self.job_seconds = job_seconds
         self.max_result_bytes = max_result_bytes
+        self.jobs_per_caller = max(1, size - 1)
+        self._shares: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Shares] = weakref.WeakKeyDictionary()
         self._threads = concurrent.futures.ThreadPoolExecutor(size, thread_name_prefix="steward-isolated")
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
@@ -170,11 +179,14 @@ class IsolatedWorkers:
     ) -> T:
         """``function(*args, **kwargs)`` in a worker, decoded as ``result_type``.
 
-        Raises :class:`TimeoutError` after ``timeout`` seconds (waiting for a free worker
-        included), the job's own exception when it is of a type importable here and built from a
-        message (the plugin's ``InvalidContent``, say), and :class:`IsolatedJobFailed` otherwise.
+        Raises :class:`TimeoutError` after ``timeout`` seconds (``job_seconds`` when not given;
+        waiting for a free worker included), the job's own exception when it is of a type
+        importable here and built from a message (the plugin's ``InvalidContent``, say), and
+        :class:`IsolatedJobFailed` otherwise.
         """
-        cpu = min(timeout, self.cpu_seconds) if timeout is not None else self.cpu_seconds
+        if timeout is None:
+            timeout = self.job_seconds
+        cpu = min(timeout, self.cpu_seconds)
         request = msgspec.msgpack.encode(
             _Request(
                 function=f"{function.__module__}:{function.__qualname__}",
@@ -202,6 +214,18 @@ class IsolatedWorkers:
             except msgspec.ValidationError as error:
                 raise IsolatedJobFailed(f"the job returned something unexpected: {error}") from None
         raise _rebuilt(reply.error_type, reply.message)
+
+    def share(self, caller: str) -> IsolatedShare:
+        """The pool as ``caller`` uses it: the same :meth:`run`, with at most ``jobs_per_caller``
+        of its jobs running at once (the others wait, within their deadline)."""
+        return IsolatedShare(self, caller)
+
+    def _shares_here(self) -> _Shares:
+        loop = asyncio.get_running_loop()
+        shares = self._shares.get(loop)
+        if shares is None:
+            shares = self._shares[loop] = _Shares(self.jobs_per_caller)
+        return shares
 
     def close(self) -> None:
         """Kill every worker; jobs still running fail. Safe to call more than once."""
@@ -255,6 +279,70 @@ class IsolatedWorkers:
             if count:
                 self.killed += 1
         return worker.stop()
+
+
+class IsolatedShare:
+    """One caller's share of :class:`IsolatedWorkers` (``context.isolated`` in a handler)."""
+
+    def __init__(self, pool: IsolatedWorkers, caller: str) -> None:
+        self.pool, self.caller = pool, caller
+
+    async def run(
+        self,
+        function: Callable[..., Any],
+        *args: Any,
+        result_type: type[T],
+        timeout: float | None = None,
+        file_access: bool = False,
+        **kwargs: Any,
+    ) -> T:
+        """:meth:`IsolatedWorkers.run`, once one of this caller's slots is free; the wait counts
+        toward the deadline."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (self.pool.job_seconds if timeout is None else timeout)
+        shares = self.pool._shares_here()
+        async with asyncio.timeout_at(deadline):
+            await shares.acquire(self.caller)
+        try:
+            return await self.pool.run(
+                function,
+                *args,
+                result_type=result_type,
+                timeout=max(0.001, deadline - loop.time()),
+                file_access=file_access,
+                **kwargs,
+            )
+        finally:
+            shares.release(self.caller)
+
+
+class _Shares:
+    """Jobs running per caller on one event loop, and the callers waiting for a slot of their own."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.running: collections.Counter[str] = collections.Counter()
+        self._waiting: list[asyncio.Future[None]] = []
+
+    async def acquire(self, caller: str) -> None:
+        while self.running[caller] >= self.limit:
+            freed = asyncio.get_running_loop().create_future()
+            self._waiting.append(freed)
+            try:
+                await freed
+            finally:
+                with contextlib.suppress(ValueError):
+                    self._waiting.remove(freed)
+        self.running[caller] += 1
+
+    def release(self, caller: str) -> None:
+        self.running[caller] -= 1
+        if not self.running[caller]:
+            del self.running[caller]
+        waiting, self._waiting = self._waiting, []
+        for freed in waiting:
+            if not freed.done():
+                freed.set_result(None)
 
 
 def _rebuilt(error_type: str, message: str) -> Exception:

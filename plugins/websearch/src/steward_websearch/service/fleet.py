@@ -32,10 +32,13 @@ from steward_websearch.net.fetch import FetchedPage, fetcher_for
 from steward_websearch.service.archives import NoSnapshot, Snapshot, recover
 from steward_websearch.service.digest import DigestUnavailable, digest
 from steward_websearch.service.fetch_capability import HttpUrl, extract_isolated, reported_as_failures
-from steward_websearch.service.jq_program import check_program, run_program
+from steward_websearch.service.jq_program import check_program, refuse_module_access, run_program
 from steward_websearch.service.page_cache import CachedPage, PageCache, SharedPageCache, lifetime
 from steward_websearch.service.search import TimeRange, find
 from steward_websearch.settings import WebsearchSettings
+
+JQ_CHECK_SECONDS = 5.0
+"""How long compiling a caller's jq program may take in a worker before it is refused."""
 
 MAX_RESULT_BYTES = 8 * 1024 * 1024
 BLOCKED_STATUSES = frozenset({403, 429})
@@ -331,13 +334,19 @@ def fit_tokens(text: str, max_tokens: int) -> tuple[str, bool]:
     return (cut[:boundary] if boundary > limit // 2 else cut).rstrip(), True
 
 
-def check_jq(arguments: ServiceFetchArguments, context: steward.InvocationContext) -> steward.Rejection | None:
-    """Stage 3: a jq program that does not compile is the caller's mistake, refused before any fetch."""
+async def check_jq(arguments: ServiceFetchArguments, context: steward.InvocationContext) -> steward.Rejection | None:
+    """Stage 3: a jq program that does not compile is the caller's mistake, refused before any fetch.
+
+    Compiled in an isolated worker, never in the server: compiling may try to read files.
+    """
     if arguments.jq:
         try:
-            check_program(arguments.jq)
+            refuse_module_access(arguments.jq)
+            await context.isolated.run(check_program, arguments.jq, result_type=type(None), timeout=JQ_CHECK_SECONDS)
         except InvalidContent as error:
             return steward.Rejection(steward.Code.INVALID_ARGUMENTS, str(error))
+        except (steward.IsolatedJobFailed, TimeoutError) as error:
+            return steward.Rejection(steward.Code.INVALID_ARGUMENTS, f"jq: the program could not be checked: {error}")
     return None
 
 
