@@ -25,7 +25,9 @@ def files_under(root: Path) -> dict[str, str]:
 
 
 def test_contrib_template_is_the_output_for_example(tmp_path):
-    result = CliRunner().invoke(cli, ["new-plugin", "example", "--directory", str(tmp_path / "example")])
+    result = CliRunner().invoke(
+        cli, ["new-plugin", "example", "--directory", str(tmp_path / "example"), "--steward-from", "index"]
+    )
     assert result.exit_code == 0, result.output
     assert files_under(tmp_path / "example") == files_under(CONTRIB), "regenerate: steward new-plugin example"
 
@@ -41,6 +43,7 @@ def test_a_generated_plugin_installs_and_passes_its_own_tests(tmp_path):
         "pyproject.toml",
         "src/steward_laundry_room/__init__.py",
         "src/steward_laundry_room/greet.py",
+        "steward-source.txt",
         "tests/test_laundry_room.py",
     }
     pyproject = (package / "pyproject.toml").read_text()
@@ -93,3 +96,54 @@ def test_the_generated_range_accepts_this_core():
     low, high = core_range().split(",")
     assert low == ">=" + ".".join(__version__.split(".")[:2])
     assert high.startswith("<")
+
+
+@pytest.mark.requires("wheelhouse")
+def test_the_generated_ci_steps_pass_in_a_fresh_venv_with_only_a_wheel_of_this_checkout(tmp_path):
+    """What a plugin author outside Steward's own venv gets: a wheel handed over, a fresh venv, the CI's steps."""
+    dist = tmp_path / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", dist, ROOT / "core"],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = dist.glob("steward_host-*.whl")
+    result = CliRunner().invoke(cli, ["new-plugin", "chores", "--steward-from", str(wheel)])
+    assert result.exit_code == 0, result.output
+    package = tmp_path / "steward-chores"
+    assert (package / "steward-source.txt").read_text().splitlines()[-1] == f"steward-host @ {wheel.as_uri()}"
+    venv = tmp_path / "fresh"
+    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+    environment = {
+        "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
+        "HOME": str(tmp_path),
+        "PIP_FIND_LINKS": str(ROOT / ".wheelhouse"),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
+    workflow = (package / ".github" / "workflows" / "test.yml").read_text()
+    steps = [line.split("- run:", 1)[1].strip() for line in workflow.splitlines() if "- run:" in line]
+    assert steps == ["pip install -r steward-source.txt -e '.[test]'", "pytest"]
+    for step in steps:
+        ran = subprocess.run(step, shell=True, cwd=package, env=environment, capture_output=True, text=True)
+        assert ran.returncode == 0, f"{step}\n{ran.stdout[-3000:]}\n{ran.stderr[-3000:]}"
+    assert "2 passed" in ran.stdout
+    shown = subprocess.run([venv / "bin" / "steward", "capabilities"], env=environment, capture_output=True, text=True)
+    assert "chores.greet" in shown.stdout
+
+
+def test_new_plugin_names_where_steward_comes_from(tmp_path):
+    checkout = CliRunner().invoke(cli, ["new-plugin", "a", "--steward-from", str(ROOT / "core")])
+    assert checkout.exit_code == 0, checkout.output
+    assert (
+        (tmp_path / "steward-a" / "steward-source.txt")
+        .read_text()
+        .endswith(f"steward-host @ {(ROOT / 'core').as_uri()}\n")
+    )
+    url = "git+https://git.example/steward.git@v0.1.0#subdirectory=core"
+    assert CliRunner().invoke(cli, ["new-plugin", "b", "--steward-from", url]).exit_code == 0
+    assert (tmp_path / "steward-b" / "steward-source.txt").read_text().endswith(f"steward-host @ {url}\n")
+    detected = CliRunner().invoke(cli, ["new-plugin", "c"])
+    assert "steward-host comes from: steward-host @ file://" in detected.output, "this checkout's editable install"
+    missing = CliRunner().invoke(cli, ["new-plugin", "d", "--steward-from", str(tmp_path / "nowhere.whl")])
+    assert missing.exit_code == 1
+    assert "no such file" in missing.output

@@ -29,7 +29,7 @@ COMMANDS = [
 RUN_BY_THIS_TEST = {
     "steward new-plugin chores": "the real command, in a temporary directory",
     "cd steward-chores": "the directory every later step runs in",
-    "pip install -e '.[test]'": "pip install --target a private site directory (not this venv)",
+    "pip install -r steward-source.txt -e '.[test]'": "pip install --target a private site directory (not this venv)",
     "pytest": "pytest on the package's tests, with that site directory on the path",
     "pip install .": "the same private install",
     "steward serve": "the real server, with the private site directory on PYTHONPATH",

@@ -37,7 +37,7 @@ from steward.files import InUse, hold_exclusively, remove_orphaned_temporaries, 
 from steward.host import Host, PluginLoadFailed
 from steward.outcome import Outcome, Status
 from steward.plugins import call_each, describe, discover, plugin_manager
-from steward.scaffold import ScaffoldError, placeholders, render
+from steward.scaffold import ScaffoldError, installed_from, placeholders, render, steward_requirement
 from steward.state import StateUnavailable, connect, redact
 
 log = logging.getLogger("steward.cli")
@@ -466,19 +466,32 @@ def policy_set(flag: str, value: bool) -> None:
     type=click.Path(path_type=Path, file_okay=False),
     help="Where to write the package (default ./steward-NAME).",
 )
-def new_plugin(name: str, directory: Path | None) -> None:
+@click.option(
+    "--steward-from",
+    metavar="SOURCE",
+    help="Where the plugin's tests and CI get steward-host: 'index', a checkout's core/ directory, "
+    "a wheel, or a URL (git+https://…). Default: where this Steward was installed from.",
+)
+def new_plugin(name: str, directory: Path | None, steward_from: str | None) -> None:
     """Write a ready plugin package NAME: one capability, its tests, pyproject, README, CI workflow.
 
     NAME is the plugin's name and its capabilities' family (chores → chores.greet).
+    steward-source.txt in it says where steward-host comes from; the README and the CI install
+    it first.
     """
+    source = steward_from or installed_from()
     destination = directory or Path(placeholders(name)["__DISTRIBUTION__"])
     try:
-        written = render(name, destination)
+        written = render(name, destination, source)
     except ScaffoldError as error:
         raise click.ClickException(str(error)) from None
     for path in written:
         click.echo(f"wrote {path}")
-    click.echo(f"\nnext: cd {destination} && pip install -e '.[test]' && pytest")
+    click.echo(f"\nsteward-host comes from: {steward_requirement(source)}")
+    click.echo(
+        f"next, in a fresh virtual environment: cd {destination} && "
+        "pip install -r steward-source.txt -e '.[test]' && pytest"
+    )
 
 
 @cli.command()
