@@ -76,6 +76,7 @@ bench: install
 	$(BIN)/python bench/extraction.py $(if $(EXTRACTION_DATA),--data $(EXTRACTION_DATA)) $(if $(WCXB),--wcxb-repository $(WCXB))
 	$(BIN)/python bench/fetch_service.py
 	$(BIN)/python bench/trust.py
+	$(BIN)/python bench/abuse.py
 	$(BIN)/python bench/mcp_round_trip.py
 	$(MAKE) browser
 	$(BIN)/python bench/console_cards.py

@@ -85,7 +85,8 @@ def test_one_backend_failing_is_a_warning_and_both_an_outage(served, brave, sear
     assert both["code"] == "UPSTREAM_UNAVAILABLE"
     assert "both search backends failed" in both["message"]
     firecrawl = served.client(**SERVICE_KEY).post("/v2/search", json={"query": "kettles"})
-    assert firecrawl.status_code == 500, "Firecrawl's shape: the SDK retries a 502"
+    assert firecrawl.status_code == 503, "an outage, not a bug (500), and never the 502 the SDK retries"
+    assert firecrawl.json()["success"] is False
     assert "both search backends failed" in firecrawl.json()["error"]
 
 

@@ -87,3 +87,14 @@ def test_long_quoted_values_and_many_ordinary_attributes_are_not_a_bomb():
     many = " ".join(f'data-{i}="a b c"' for i in range(parse.MAX_ATTRIBUTES - 10))
     page = f'<html><body><svg><path d="{path}"/></svg><p {many}>kept</p></body></html>'
     assert "kept" in "".join(parse.parse_html(page).itertext())
+
+
+def test_many_elements_each_just_under_the_attribute_cap_are_refused_together():
+    element = "<p " + " ".join(f"a{i}" for i in range(parse.MAX_ATTRIBUTES - 1)) + ">x</p>"
+    with pytest.raises(PageTooComplex, match="more attributes than extraction reads"):
+        parse.parse_html("<html><body>" + element * 4 + "</body></html>")
+
+
+def test_a_script_comparing_lengths_is_not_an_element():
+    script = "<script>for (i = 0; i<items.length; i++) {" + " x = x + i;" * 20_000 + "}</script>"
+    assert "kept" in "".join(parse.parse_html(f"<html><body>{script}<p>kept</p></body></html>").itertext())
