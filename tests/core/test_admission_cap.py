@@ -9,6 +9,7 @@ import json
 import httpx
 import msgspec
 import pytest
+from mcp_raw import open_session
 from sample_plugin import SamplePlugin
 
 import steward
@@ -91,20 +92,7 @@ def test_a_call_waiting_for_a_persons_answer_holds_no_slot(sample: SamplePlugin,
             auth = {"Authorization": f"Bearer {key}", "Accept": "application/json, text/event-stream"}
             statuses: list[int] = []
             async with httpx.AsyncClient(base_url=served.base_url, headers=auth, timeout=30) as client:
-                init = await client.post(
-                    "/mcp",
-                    json={
-                        "jsonrpc": "2.0",
-                        "id": 0,
-                        "method": "initialize",
-                        "params": {
-                            "protocolVersion": "2025-11-25",
-                            "capabilities": {"elicitation": {"form": {}}},
-                            "clientInfo": {"name": "raw", "version": "1"},
-                        },
-                    },
-                )
-                session = {"Mcp-Session-Id": init.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
+                session = await open_session(client)
                 call = {
                     "jsonrpc": "2.0",
                     "id": 1,

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
+from mcp_raw import open_session
 from sample_plugin import SamplePlugin
 
 import steward
@@ -406,20 +407,7 @@ def test_an_elicitation_reply_with_both_result_and_error_is_no_yes(served, sampl
     async def answer_both() -> dict:
         auth = {"Authorization": f"Bearer {key}", "Accept": "application/json, text/event-stream"}
         async with httpx.AsyncClient(base_url=served.base_url, headers=auth, timeout=30) as client:
-            init = await client.post(
-                "/mcp",
-                json={
-                    "jsonrpc": "2.0",
-                    "id": 0,
-                    "method": "initialize",
-                    "params": {
-                        "protocolVersion": "2025-11-25",
-                        "capabilities": {"elicitation": {"form": {}}},
-                        "clientInfo": {"name": "raw", "version": "1"},
-                    },
-                },
-            )
-            session = {"Mcp-Session-Id": init.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
+            session = await open_session(client)
             call = {
                 "jsonrpc": "2.0",
                 "id": 1,

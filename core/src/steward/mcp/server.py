@@ -219,31 +219,17 @@ class McpServer:
         if kept is None or kept.caller != client.caller.identity or kept.capability != name:
             if kept is not None:
                 await self.store.set(key, raw, ttl_seconds=self.keep_seconds, only_if_absent=True)
-            unknown = Outcome(
-                capability=name,
-                version=None,
-                stage=Stage.CONFIRM,
-                status=Status.REJECTED,
-                code=Code.INVALID_CONFIRMATION,
-            )
-            return tool_error(
-                "INVALID_CONFIRMATION: this confirmation request is unknown, already answered or expired; "
-                "nothing ran. Call the tool again to ask anew.",
-                unknown,
+            return _invalid_retry(
+                name,
+                "this confirmation request is unknown, already answered or expired; nothing ran. "
+                "Call the tool again to ask anew.",
             )
         if kept.arguments != _arguments_digest(params.get("arguments")):
             await self.store.set(key, raw, ttl_seconds=self.keep_seconds)
-            changed = Outcome(
-                capability=name,
-                version=None,
-                stage=Stage.CONFIRM,
-                status=Status.REJECTED,
-                code=Code.INVALID_CONFIRMATION,
-            )
-            return tool_error(
-                "INVALID_CONFIRMATION: this retry's arguments are not the ones the person was asked about; "
-                "nothing ran. Retry with the same arguments, or call the tool again to ask anew.",
-                changed,
+            return _invalid_retry(
+                name,
+                "this retry's arguments are not the ones the person was asked about; nothing ran. "
+                "Retry with the same arguments, or call the tool again to ask anew.",
             )
         responses = params.get("inputResponses")
         reply = responses.get(CONFIRM_KEY) if isinstance(responses, Mapping) else None
@@ -321,6 +307,14 @@ class PolicyWatch:
                 self._changed = asyncio.Event()
             seen = now
             await asyncio.sleep(self.every_seconds)
+
+
+def _invalid_retry(name: str, why: str) -> dict[str, Any]:
+    """A retry that answers nothing: a tool error saying why, and nothing ran."""
+    refused = Outcome(
+        capability=name, version=None, stage=Stage.CONFIRM, status=Status.REJECTED, code=Code.INVALID_CONFIRMATION
+    )
+    return tool_error(f"INVALID_CONFIRMATION: {why}", refused)
 
 
 def _input_required(question: dict[str, Any], handle: str) -> dict[str, Any]:
