@@ -143,12 +143,17 @@ def test_a_fetch_asked_by_another_client_is_a_card_within_2_s_and_runs_once_when
     expect(card).to_have_count(0)
     assert world.site.hits == ["/kettles"]
     token = asked.json()["pending_confirmation"]["token"]
-    again = httpx.post(
-        f"{world.served.base_url}/api/v1/capabilities/web.fetch/invoke",
-        json={"confirmation": {"token": token, "approve": True}},
-        headers={"Authorization": f"Bearer {world.agent}"},
-    )
-    assert again.json()["code"] == "INVALID_CONFIRMATION"
+
+    def answer_with_the_token() -> httpx.Response:
+        return httpx.post(
+            f"{world.served.base_url}/api/v1/capabilities/web.fetch/invoke",
+            json={"confirmation": {"token": token, "approve": True}},
+            headers={"Authorization": f"Bearer {world.agent}"},
+        )
+
+    collected = answer_with_the_token()
+    assert collected.json()["result"]["final_url"] == url, "the asking client collects what the console ran"
+    assert answer_with_the_token().json()["code"] == "INVALID_CONFIRMATION"
     assert world.site.hits == ["/kettles"]
 
 

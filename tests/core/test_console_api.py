@@ -85,12 +85,18 @@ def test_a_settings_key_answers_by_id_and_it_runs_once_on_the_surface_it_was_ask
     assert console.get("/api/v1/confirmations").json()["confirmations"] == []
     again = console.post(f"/api/v1/confirmations/{pending['id']}", json={"approve": True})
     assert again.json()["outcome"]["code"] == "INVALID_CONFIRMATION"
-    late = httpx.post(
+    collected = httpx.post(
         f"{served.base_url}/api/v1/capabilities/sample.room/invoke",
         json={"confirmation": {"token": asked["token"], "approve": True}},
         headers={"Authorization": f"Bearer {agent}"},
     )
-    assert late.json()["code"] == "INVALID_CONFIRMATION"
+    assert (collected.status_code, collected.json()["result"]) == (200, {"text": "hall"}), "the asker gets its answer"
+    again = httpx.post(
+        f"{served.base_url}/api/v1/capabilities/sample.room/invoke",
+        json={"confirmation": {"token": asked["token"], "approve": True}},
+        headers={"Authorization": f"Bearer {agent}"},
+    )
+    assert again.json()["code"] == "INVALID_CONFIRMATION", "collected once"
     assert sample.runs == {"room": 1}
     ran = [record for record in served.audit_records() if record["status"] in ("started", "ok")]
     assert [(record["surface"], record["caller"], record["asker"]) for record in ran] == [
@@ -209,13 +215,20 @@ def test_on_redis_a_confirmation_asked_on_one_host_is_listed_and_answered_on_ano
         serve_host(plugins, data_dir=tmp_path / "a", config=config) as first,
         serve_host(plugins, data_dir=tmp_path / "b", config=config) as second,
     ):
-        invoke(first, first.key(["invoke"]), "hall")
+        agent = first.key(["invoke"])
+        asked = invoke(first, agent, "hall").json()["pending_confirmation"]
         console = second.client(["settings"])
         (pending,) = console.get("/api/v1/confirmations").json()["confirmations"]
         assert pending["arguments"] == {"text": "hall", "shout": False}
         answered = console.post(f"/api/v1/confirmations/{pending['id']}", json={"approve": True})
         assert answered.json()["outcome"]["status"] == "ok"
         assert first.client(["settings"]).get("/api/v1/confirmations").json()["confirmations"] == []
+        collected = httpx.post(
+            f"{first.base_url}/api/v1/capabilities/sample.room/invoke",
+            json={"confirmation": {"token": asked["token"], "approve": True}},
+            headers={"Authorization": f"Bearer {agent}"},
+        )
+        assert collected.json()["result"] == {"text": "hall"}, "collected on the host that asked"
     assert sample.runs == {"room": 1}
 
 
@@ -241,3 +254,29 @@ def test_readable_arguments_escape_what_reorders_or_hides_text_and_keep_the_valu
     assert all(char not in shown for char in "\u202e\u200b\U000e0041")
     assert "café 日本" in shown, "ordinary text stays as it is"
     assert json.loads(shown) == arguments
+
+
+def test_the_asker_collects_a_denial_given_in_the_console_and_nobody_else_collects_it(served, sample):
+    agent, stranger = served.key(["invoke"], name="agent"), served.key(["invoke"], name="stranger")
+    asked = invoke(served, agent, "hall").json()["pending_confirmation"]
+    console = served.client(["settings"])
+    (pending,) = console.get("/api/v1/confirmations").json()["confirmations"]
+    assert console.post(f"/api/v1/confirmations/{pending['id']}", json={"approve": False}).status_code == 200
+
+    def answer(key: str, capability: str = "sample.room") -> httpx.Response:
+        return httpx.post(
+            f"{served.base_url}/api/v1/capabilities/{capability}/invoke",
+            json={"confirmation": {"token": asked["token"], "approve": True}},
+            headers={"Authorization": f"Bearer {key}"},
+        )
+
+    assert answer(stranger).json()["code"] == "INVALID_CONFIRMATION"
+    assert answer(agent, "sample.echo").json()["code"] == "INVALID_CONFIRMATION", "at another capability's URL"
+    collected = answer(agent)
+    assert (collected.status_code, collected.json()["status"], collected.json()["code"]) == (
+        200,
+        "denied",
+        "CONFIRMATION_DENIED",
+    )
+    assert sample.runs == {}
+    assert [record["code"] for record in served.audit_records()].count("CONFIRMATION_DENIED") == 1, "audited once"

@@ -434,3 +434,15 @@ def test_an_elicitation_reply_with_both_result_and_error_is_no_yes(served, sampl
     result = asyncio.run(answer_both())
     assert result["_meta"]["dev.steward/outcome"]["code"] == "CONFIRMATION_DENIED"
     assert sample.runs == {}
+
+
+def test_a_stateless_retry_collects_what_the_console_decided(served, sample):
+    key = served.key(["invoke"])
+    state = ask(served, key)["requestState"]
+    console = served.client(["settings"])
+    (pending,) = console.get("/api/v1/confirmations").json()["confirmations"]
+    assert console.post(f"/api/v1/confirmations/{pending['id']}", json={"approve": True}).status_code == 200
+    retry = stateless_call("sample.room", {"text": "kitchen"}, 2, requestState=state, inputResponses=YES)
+    result = post(served, retry, key).json()["result"]
+    assert result["structuredContent"] == {"text": "kitchen"}, "the client gets the answer the console gave"
+    assert sample.runs == {"room": 1}

@@ -37,7 +37,7 @@ from steward.handlers import HandlerRunner
 from steward.outcome import CapabilityError, Outcome, PendingConfirmation, Rejection, Stage, Status
 from steward.policy import Policy
 from steward.registry import Registered, Registry
-from steward.state import StateUnavailable
+from steward.state import StateStore, StateUnavailable
 
 log = logging.getLogger("steward.executor")
 
@@ -62,6 +62,22 @@ class _Stop(Exception):
         self.stage, self.status, self.code, self.message, self.details = stage, status, code, message, details
 
 
+class _Answered(msgspec.Struct, frozen=True):
+    """An outcome reached by someone other than the asker, waiting for the asker to collect it."""
+
+    asker: str
+    capability: str
+    outcome: bytes
+
+
+_decode_answered = msgspec.json.Decoder(_Answered).decode
+_decode_outcome = msgspec.json.Decoder(Outcome).decode
+
+
+def _answered_key(confirmation_id: str) -> str:
+    return "answered:" + confirmation_id
+
+
 _CALLER_GONE = _Stop(Stage.EXECUTE, Status.FAILED, Code.CALLER_GONE, "the caller went away; the work was stopped")
 """What an invocation cancelled from outside (its HTTP client disconnected) is audited as."""
 
@@ -79,8 +95,13 @@ class Executor:
         context_for: ContextFactory,
         observe: OutcomeObserver | None = None,
         runner: HandlerRunner | None = None,
+        answers: StateStore | None = None,
+        keep_answers_seconds: float = 720,
     ) -> None:
         self.registry = registry
+        self.answers = answers
+        """Where an outcome reached by someone other than the asker waits for the asker to collect it."""
+        self.keep_answers_seconds = keep_answers_seconds
         self.policy = policy
         self.confirmations = confirmations
         self.audit = audit
@@ -164,6 +185,7 @@ class Executor:
         entry: Registered | None = None
         asked_on = surface or "console"
         asker: str | None = None
+        request: ConfirmationRequest | None = None
         try:
             request, expired = await self._consume(confirmation_id, caller, surface, capability)
             name, asked_on = request.capability, request.surface
@@ -184,10 +206,16 @@ class Executor:
             await self._check_policy(entry, validated, context, turn=None)
             outcome = await self._run(entry, validated, context, started, caller, None, asker)
         except _Stop as stop:
+            if stop.code == Code.INVALID_CONFIRMATION and surface is not None:
+                collected = await self._collect(confirmation_id, caller, capability)
+                if collected is not None:
+                    return collected
             outcome = self._stopped(entry, name, stop, started)
         except asyncio.CancelledError:
             self._record(self._stopped(entry, name, _CALLER_GONE, started), caller, asked_on, None, asker)
             raise
+        if asker is not None and request is not None:
+            await self._keep_for_asker(confirmation_id, request, outcome)
         return self._record(outcome, caller, asked_on, None, asker)
 
     async def withdraw(self, token: str, *, caller: Principal) -> Outcome:
@@ -217,6 +245,37 @@ class Executor:
         except _Stop as stop:
             outcome = self._stopped(entry, name, stop, started)
         return self._record(outcome, caller, asked_on, None)
+
+    async def _keep_for_asker(self, confirmation_id: str, request: ConfirmationRequest, outcome: Outcome) -> None:
+        """Whoever answers, the asker gets its answer: keep the outcome for the asker's key to
+        collect once, with its own token, for the token's lifetime and grace period."""
+        if self.answers is None:
+            return
+        kept = _Answered(asker=request.asker, capability=request.capability, outcome=_encode(outcome))
+        try:
+            await self.answers.set(_answered_key(confirmation_id), _encode(kept), ttl_seconds=self.keep_answers_seconds)
+        except StateUnavailable as error:
+            log.warning("an outcome answered for %s could not be kept for it to collect: %s", request.caller, error)
+
+    async def _collect(self, confirmation_id: str, caller: Principal, capability: str | None) -> Outcome | None:
+        """The outcome someone else reached for this caller's confirmation, once; ``None`` if there is none.
+
+        Already audited when it was reached: collecting it is no second outcome.
+        """
+        if self.answers is None:
+            return None
+        key = _answered_key(confirmation_id)
+        try:
+            raw = await self.answers.take(key)
+            if raw is None:
+                return None
+            kept = _decode_answered(raw)
+            if kept.asker != caller.identity or capability not in (None, kept.capability):
+                await self.answers.set(key, raw, ttl_seconds=self.keep_answers_seconds, only_if_absent=True)
+                return None
+        except StateUnavailable:
+            return None
+        return _decode_outcome(kept.outcome)
 
     async def discard(self, token: str) -> None:
         """Forget a token this host issued and that nobody will be asked about (its turn was not kept)."""

@@ -132,6 +132,8 @@ class Host:
             self._context_for,
             self.metrics.outcomes.observe,
             self.handlers,
+            answers=self.core_state("answers"),
+            keep_answers_seconds=config.confirmation.lifetime_seconds + config.confirmation.expired_grace_seconds,
         )
         self.model = ModelClient(config.model)
         self.conversation = Conversation(
