@@ -150,20 +150,35 @@ def test_only_a_settings_key_may_answer_by_id_and_a_wrong_id_spends_nothing(serv
     assert len(served.client(["settings"]).get("/api/v1/confirmations").json()["confirmations"]) == 1
 
 
-def test_a_paused_turn_answered_from_another_device_resumes(served, sample):
+def test_a_paused_turn_answered_from_another_device_goes_on_on_the_askers_side(served, sample):
     agent = served.key(["conversation"])
-    httpx.post(
-        f"{served.base_url}/api/v1/conversation/message",
-        json={"messages": [{"role": "user", "content": "room hall"}]},
-        headers={"Authorization": f"Bearer {agent}"},
-        timeout=30,
-    )
+
+    def turn(body: dict) -> dict:
+        return httpx.post(
+            f"{served.base_url}/api/v1/conversation/message",
+            json=body,
+            headers={"Authorization": f"Bearer {agent}"},
+            timeout=30,
+        ).json()
+
+    paused = turn({"messages": [{"role": "user", "content": "room hall"}]})
     console = served.client(["settings"])
     (pending,) = console.get("/api/v1/confirmations").json()["confirmations"]
     answered = console.post(f"/api/v1/confirmations/{pending['id']}", json={"approve": True}).json()
-    reply = answered["conversation"]
+    assert answered["outcome"]["result"] == {"text": "hall"}
+    assert sample.runs == {"room": 1}
+    reply = turn({"confirmation": {"token": paused["pending_confirmation"]["token"], "approve": True}})
     assert reply["pending_confirmation"] is None
     assert [item["status"] for item in reply["invocations"]] == ["ok"]
+    assert "hall" in reply["text"], "the asker's turn went on with what the console ran"
+    assert sample.runs == {"room": 1}
+
+
+def test_a_paused_turn_of_the_consoles_own_key_resumes_in_the_console(served, sample):
+    console = served.client(["settings", "conversation"])
+    console.post("/api/v1/conversation/message", json={"messages": [{"role": "user", "content": "room hall"}]})
+    (pending,) = console.get("/api/v1/confirmations").json()["confirmations"]
+    reply = console.post(f"/api/v1/confirmations/{pending['id']}", json={"approve": True}).json()["conversation"]
     assert "hall" in reply["text"]
     assert sample.runs == {"room": 1}
 

@@ -411,9 +411,11 @@ class ConfirmationDecision(msgspec.Struct, forbid_unknown_fields=True):
 async def answer_confirmation(request: Request) -> Response:
     """A person's answer to a pending confirmation by its id, from any device.
 
-    A paused conversation turn resumes and the answer is ``{"conversation": <turn reply>}``;
-    anything else answers ``{"outcome": <outcome>}``, as the invoke endpoint would have, with
-    the standard ``error`` object beside it when it was refused or failed.
+    The caller's own paused conversation turn resumes here and the answer is ``{"conversation":
+    <turn reply>}``; anything else answers ``{"outcome": <outcome>}``, as the invoke endpoint
+    would have, with the standard ``error`` object beside it when it was refused or failed. A turn
+    another key paused is not continued here: its outcome is kept, and the turn goes on on the
+    asker's side when it resumes with its token.
     """
     host = host_of(request)
     body = await read_json(request, ConfirmationDecision)
@@ -421,7 +423,11 @@ async def answer_confirmation(request: Request) -> Response:
     principal = request.state.principal
     waiting = {item.id: item for item in await host.confirmations.pending()}
     asked = waiting.get(confirmation_id)
-    if asked is not None and asked.request.surface == Surface.CONVERSATION:
+    if (
+        asked is not None
+        and asked.request.surface == Surface.CONVERSATION
+        and asked.request.asker == principal.identity
+    ):
         try:
             reply, _ = await host.conversation.resume_id(confirmation_id, body.approve, principal)
         except ModelUnavailable as error:
