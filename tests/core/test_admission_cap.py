@@ -4,12 +4,11 @@ call that waits for a person's answer holds no slot."""
 from __future__ import annotations
 
 import asyncio
-import json
 
 import httpx
 import msgspec
 import pytest
-from mcp_raw import open_session
+from mcp_raw import call_answering, open_session
 from sample_plugin import SamplePlugin
 
 import steward
@@ -91,26 +90,15 @@ def test_a_call_waiting_for_a_persons_answer_holds_no_slot(sample: SamplePlugin,
         async def ask_and_meanwhile_run() -> list[int]:
             auth = {"Authorization": f"Bearer {key}", "Accept": "application/json, text/event-stream"}
             statuses: list[int] = []
+
+            async def meanwhile_run_then_decline(request: dict) -> dict:
+                statuses.append((await rest(client, 0)).status_code)
+                statuses.append((await mcp(client, 0, 7)).status_code)
+                return {"jsonrpc": "2.0", "id": request["id"], "result": {"action": "decline"}}
+
             async with httpx.AsyncClient(base_url=served.base_url, headers=auth, timeout=30) as client:
                 session = await open_session(client)
-                call = {
-                    "jsonrpc": "2.0",
-                    "id": 1,
-                    "method": "tools/call",
-                    "params": {"name": "sample.room", "arguments": {"text": "hall"}},
-                }
-                async with client.stream("POST", "/mcp", json=call, headers=session) as stream:
-                    async for line in stream.aiter_lines():
-                        if not line.startswith("data:"):
-                            continue
-                        event = json.loads(line[5:])
-                        if event.get("method") == "elicitation/create":
-                            statuses.append((await rest(client, 0)).status_code)
-                            statuses.append((await mcp(client, 0, 7)).status_code)
-                            answer = {"jsonrpc": "2.0", "id": event["id"], "result": {"action": "decline"}}
-                            await client.post("/mcp", json=answer, headers=session)
-                        elif event.get("id") == 1:
-                            break
+                await call_answering(client, session, "sample.room", {"text": "hall"}, meanwhile_run_then_decline)
             return statuses
 
         assert asyncio.run(ask_and_meanwhile_run()) == [200, 200], "the waiting call held no slot"

@@ -9,24 +9,18 @@ import logging
 
 import httpx
 import pytest
+from mcp_raw import initialize_message
 from sample_plugin import SamplePlugin
 
 import steward
 from steward.mcp.server import PolicyWatch
 from steward.testing import ServedHost, serve_host
 
-HANDSHAKE = "2025-11-25"
-
 
 def initialize(served: ServedHost, key: str) -> str:
     answer = httpx.post(
         served.base_url + "/mcp",
-        json={
-            "jsonrpc": "2.0",
-            "id": 0,
-            "method": "initialize",
-            "params": {"protocolVersion": HANDSHAKE, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-        },
+        json=initialize_message(elicitation=False),
         headers={"Authorization": f"Bearer {key}", "Accept": "application/json, text/event-stream"},
     )
     return answer.headers["mcp-session-id"]

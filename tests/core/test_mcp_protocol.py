@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from mcp_raw import open_session
+from mcp_raw import call_answering, initialize_message, open_session, session_headers
 from sample_plugin import SamplePlugin
 
 import steward
@@ -216,48 +216,18 @@ def test_the_token_never_reaches_the_client_in_either_era(served, tokens):
 async def _handshake_call_with_elicitation(served: ServedHost, key: str) -> list[bytes]:
     """initialize, then a tools/call whose event stream asks; the answer is POSTed while it waits."""
     received: list[bytes] = []
+
+    async def accept(request: dict) -> dict:
+        assert request["params"]["mode"] == "form"
+        return {"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept", "content": {"approve": True}}}
+
     auth = {"Authorization": f"Bearer {key}", "Accept": "application/json, text/event-stream"}
     async with httpx.AsyncClient(base_url=served.base_url, headers=auth, timeout=30) as client:
-        capabilities = {"elicitation": {"form": {}}}
-        init = await client.post(
-            "/mcp",
-            json={
-                "jsonrpc": "2.0",
-                "id": 0,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": capabilities,
-                    "clientInfo": {"name": "raw", "version": "1"},
-                },
-            },
-        )
-        received.append(init.content)
-        session = {"Mcp-Session-Id": init.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
-        call = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "tools/call",
-            "params": {"name": "sample.room", "arguments": {"text": "hall"}},
-        }
-        async with client.stream("POST", "/mcp", json=call, headers=session) as stream:
-            assert stream.headers["content-type"] == "text/event-stream"
-            async for line in stream.aiter_lines():
-                received.append(line.encode())
-                if not line.startswith("data:"):
-                    continue
-                event = json.loads(line[5:])
-                if event.get("method") == "elicitation/create":
-                    assert event["params"]["mode"] == "form"
-                    answer = {
-                        "jsonrpc": "2.0",
-                        "id": event["id"],
-                        "result": {"action": "accept", "content": {"approve": True}},
-                    }
-                    reply = await client.post("/mcp", json=answer, headers=session)
-                    assert reply.status_code == 202
-                elif event.get("id") == 1:
-                    assert event["result"]["structuredContent"] == {"text": "hall"}
+        initialized = await client.post("/mcp", json=initialize_message())
+        received.append(initialized.content)
+        session = session_headers(initialized)
+        result = await call_answering(client, session, "sample.room", {"text": "hall"}, accept, received)
+    assert result["structuredContent"] == {"text": "hall"}
     return received
 
 
@@ -312,13 +282,7 @@ def test_only_an_object_declares_elicitation():
 def test_a_new_key_under_a_revoked_keys_name_inherits_nothing(served, sample):
     """Session, requestState handle and pending invoke token belong to the key, not to its name."""
     old = served.key(["invoke"], name="inv3")
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-    }
-    session = post(served, initialize, old).headers["mcp-session-id"]
+    session = post(served, initialize_message(elicitation=False), old).headers["mcp-session-id"]
     handle = ask(served, old)["requestState"]
     pending = httpx.post(
         served.base_url + "/api/v1/capabilities/sample.room/invoke",
@@ -404,32 +368,19 @@ def test_a_retry_with_other_arguments_runs_nothing_and_says_so(served, sample):
 def test_an_elicitation_reply_with_both_result_and_error_is_no_yes(served, sample):
     key = served.key(["invoke"])
 
+    async def accept_with_an_error(request: dict) -> dict:
+        return {
+            "jsonrpc": "2.0",
+            "id": request["id"],
+            "result": {"action": "accept", "content": {"approve": True}},
+            "error": {"code": -1, "message": "no"},
+        }
+
     async def answer_both() -> dict:
         auth = {"Authorization": f"Bearer {key}", "Accept": "application/json, text/event-stream"}
         async with httpx.AsyncClient(base_url=served.base_url, headers=auth, timeout=30) as client:
             session = await open_session(client)
-            call = {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"name": "sample.room", "arguments": {"text": "hall"}},
-            }
-            async with client.stream("POST", "/mcp", json=call, headers=session) as stream:
-                async for line in stream.aiter_lines():
-                    if not line.startswith("data:"):
-                        continue
-                    event = json.loads(line[5:])
-                    if event.get("method") == "elicitation/create":
-                        both = {
-                            "jsonrpc": "2.0",
-                            "id": event["id"],
-                            "result": {"action": "accept", "content": {"approve": True}},
-                            "error": {"code": -1, "message": "no"},
-                        }
-                        await client.post("/mcp", json=both, headers=session)
-                    elif event.get("id") == 1:
-                        return event["result"]
-        raise AssertionError("no answer to the call")
+            return await call_answering(client, session, "sample.room", {"text": "hall"}, accept_with_an_error)
 
     result = asyncio.run(answer_both())
     assert result["_meta"]["dev.steward/outcome"]["code"] == "CONFIRMATION_DENIED"
