@@ -21,6 +21,14 @@ def redis_config(url: str) -> dict:
     return {"state": {"backend": "redis", "url": url, "prefix": "test:"}, "server": {"health_cache_seconds": 0}}
 
 
+def mcp_tools_list(served, key: str) -> httpx.Response:
+    return httpx.post(
+        f"{served.base_url}/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
+        headers={"Authorization": f"Bearer {key}", "Accept": "application/json, text/event-stream"},
+    )
+
+
 @pytest.fixture
 def proxy(redis_server, redis_url):
     liar = LyingRedisProxy(redis_server.port)
@@ -46,11 +54,7 @@ def test_a_redis_that_starts_answering_wrong_is_state_unavailable_for_everyone(p
         answers = [
             client.post(INVOKE.format("sample.echo"), json={"arguments": {"text": "hi"}}),
             httpx.get(f"{served.base_url}/api/v1/capabilities", headers={"Authorization": "Bearer stw_wrong"}),
-            httpx.post(
-                f"{served.base_url}/mcp",
-                json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
-                headers={"Authorization": f"Bearer {key}", "Accept": "application/json, text/event-stream"},
-            ),
+            mcp_tools_list(served, key),
         ]
         for answer in answers:
             assert answer.status_code == 503, answer.text
@@ -80,11 +84,7 @@ def test_a_password_in_the_url_is_never_shown(sample, tmp_path, caplog):
                 httpx.get(f"{served.base_url}/healthz"),
                 httpx.get(f"{served.base_url}/healthz", headers={"Authorization": f"Bearer {key}"}),
                 httpx.get(f"{served.base_url}/api/v1/capabilities", headers={"Authorization": "Bearer stw_wrong"}),
-                httpx.post(
-                    f"{served.base_url}/mcp",
-                    json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
-                    headers={"Authorization": f"Bearer {key}", "Accept": "application/json, text/event-stream"},
-                ),
+                mcp_tools_list(served, key),
             ]
             for answer in seen:
                 assert answer.status_code == 503
