@@ -39,7 +39,7 @@ SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (
         "What a handler receives",
         "A handler is called as ``handler(arguments, context)``; ``arguments`` is the decoded struct.",
-        ("steward.context:InvocationContext", "steward.state:StateStore", "steward.resources:Resources"),
+        ("steward.context:InvocationContext", "steward.state.store:StateStore", "steward.resources:Resources"),
     ),
     (
         "Outcomes",

@@ -1,4 +1,4 @@
-"""The Redis state backend, against a real redis-server on loopback: what several hosts must share."""
+"""The state backends (memory, and a real redis-server on loopback): what several hosts must share."""
 
 import asyncio
 import concurrent.futures
@@ -11,9 +11,9 @@ from sample_plugin import SamplePlugin
 
 import steward
 from steward.auth import KeyStoreError, RedisKeyStore
-from steward.confirmation import ConfirmationRequest, InvalidConfirmation, RedisConfirmationStore, TooManyPending
-from steward.conversation import PausedTurn, RedisPausedTurns
-from steward.state import MemoryStore, Namespaced, RedisState, StateUnavailable, redact
+from steward.confirmation import ConfirmationRequest, ConfirmationStore, InvalidConfirmation, TooManyPending
+from steward.conversation import PausedTurn, PausedTurns
+from steward.state import MemoryBackend, MemoryStore, Namespaced, RedisState, ShelfLimits, StateUnavailable, redact
 from steward.testing import Rule, ScriptedModel, make_host, serve_app, serve_host
 
 pytestmark = pytest.mark.anyio
@@ -35,8 +35,28 @@ def redis_config(url, **state):
     return {"state": {"backend": "redis", "url": url, "prefix": "test:", **state}}
 
 
-async def test_fifty_concurrent_approvals_over_two_hosts_spend_one_token_once(redis_url):
-    hosts = [RedisConfirmationStore(shared(redis_url)) for _ in range(2)]
+@pytest.fixture(params=["memory", "redis"])
+def backends(request, redis_server):
+    """Two hosts' views of one backend: on memory, one process's; on Redis, two connections to one server."""
+    if request.param == "memory":
+        backend = MemoryBackend()
+        return lambda: (backend, backend)
+    redis_server.flush()
+    return lambda: (shared(redis_server.url), shared(redis_server.url))
+
+
+def confirmation_stores(backends, *, max_per_caller=32, max_pending=4096, **lifetimes):
+    limits = ShelfLimits(max_per_caller, max_items=max_pending)
+    return [ConfirmationStore(backend.shelf("confirmations", limits), **lifetimes) for backend in backends()]
+
+
+def paused_turn_stores(backends, *, name="turns", max_per_caller=8, max_bytes=1 << 20):
+    limits = ShelfLimits(max_per_caller, max_bytes=max_bytes)
+    return [PausedTurns(backend.shelf(name, limits), 60) for backend in backends()]
+
+
+async def test_fifty_concurrent_approvals_over_two_hosts_spend_one_token_once(backends):
+    hosts = confirmation_stores(backends)
     for _ in range(5):
         token = await hosts[0].issue(request())
 
@@ -51,8 +71,8 @@ async def test_fifty_concurrent_approvals_over_two_hosts_spend_one_token_once(re
         assert sum(won) == 1
 
 
-async def test_a_foreign_answer_does_not_spend_the_token(redis_url):
-    store = RedisConfirmationStore(shared(redis_url))
+async def test_a_foreign_answer_does_not_spend_the_token(backends):
+    store, _ = confirmation_stores(backends)
     token = await store.issue(request("fleet"))
     with pytest.raises(InvalidConfirmation):
         await store.consume(token, lambda kept: kept.caller == "intruder")
@@ -62,20 +82,20 @@ async def test_a_foreign_answer_does_not_spend_the_token(redis_url):
         await store.consume(token, lambda _: True)
 
 
-async def test_expiry_is_truthful_through_the_grace_period_then_the_token_is_forgotten(redis_url):
-    store = RedisConfirmationStore(shared(redis_url), lifetime_seconds=0.3, expired_grace_seconds=0.6)
+async def test_expiry_is_truthful_through_the_grace_period_then_the_token_is_forgotten(backends):
+    store, other = confirmation_stores(backends, lifetime_seconds=0.3, expired_grace_seconds=0.6)
     late, forgotten = await store.issue(request()), await store.issue(request())
+    assert [item.request for item in await other.pending()] == [request(), request()]
     await asyncio.sleep(0.45)
+    assert await other.pending() == [], "an expired confirmation is no longer listed"
     assert (await store.consume(late, lambda _: True)).expired is True
     await asyncio.sleep(0.6)
     with pytest.raises(InvalidConfirmation):
         await store.consume(forgotten, lambda _: True)
 
 
-async def test_pending_caps_count_every_host(redis_url):
-    first, second = (
-        RedisConfirmationStore(shared(redis_url), max_pending_per_caller=2, max_pending=3) for _ in range(2)
-    )
+async def test_pending_caps_count_every_host(backends):
+    first, second = confirmation_stores(backends, max_per_caller=2, max_pending=3)
     token = await first.issue(request("fleet"))
     await second.issue(request("fleet"))
     with pytest.raises(TooManyPending, match="fleet has 2"):
@@ -101,8 +121,8 @@ def paused(caller="fleet", text="hello"):
     )
 
 
-async def test_a_paused_turn_is_taken_once_by_whichever_host_asks(redis_url):
-    first, second = (RedisPausedTurns(shared(redis_url), 60, max_per_caller=2) for _ in range(2))
+async def test_a_paused_turn_is_taken_once_by_whichever_host_asks(backends):
+    first, second = paused_turn_stores(backends, max_per_caller=2)
     await first.put("token-1", paused())
     assert await second.take("token-1", lambda turn: turn.caller == "intruder") is None
     taken = await asyncio.gather(*(store.take("token-1", lambda _: True) for store in (first, second) * 10))
@@ -111,7 +131,7 @@ async def test_a_paused_turn_is_taken_once_by_whichever_host_asks(redis_url):
     await second.put("token-3", paused())
     with pytest.raises(TooManyPending, match="this key has 2"):
         await first.put("token-4", paused())
-    small = RedisPausedTurns(shared(redis_url, prefix="small:"), 60, max_bytes=400)
+    small, _ = paused_turn_stores(backends, name="small-turns", max_bytes=400)
     await small.put("token-5", paused("someone"))
     with pytest.raises(TooManyPending, match="too many paused"):
         await small.put("token-6", paused("someone", "x" * 400))

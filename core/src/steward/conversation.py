@@ -11,26 +11,21 @@ registry's capabilities as tools; every proposed call goes through the one execu
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
+from typing import Annotated, Any, Literal
 
 import msgspec
 
 from steward.auth import Principal
 from steward.capability import Citation, Classification, Surface
 from steward.codes import Code
-from steward.confirmation import Clock, InvalidConfirmation, TooManyPending, token_digest
+from steward.confirmation import InvalidConfirmation, TooManyPending, token_digest
 from steward.executor import Executor, Turn
 from steward.model import ModelClient, ToolCall, capability_name, tool_schema
 from steward.outcome import Outcome, PendingConfirmation, Status
 from steward.registry import Registry
-from steward.state import StateUnavailable
-
-if TYPE_CHECKING:
-    from steward.state import RedisState
+from steward.state import Shelf, ShelfFull, StateUnavailable
 
 _encode = msgspec.json.Encoder().encode
 
@@ -89,164 +84,47 @@ class PausedTurn(msgspec.Struct, kw_only=True):
     texts: list[str]
 
 
-class PausedTurnStore(Protocol):
-    """Where paused turns wait; a shared backend implements the same two calls."""
+class PausedTurns:
+    """Paused turns on a :class:`~steward.state.Shelf`, as long as their token can still get an
+    answer (expired grace included): a turn paused on one host resumes on whichever host gets the
+    answer, once. A paused turn holds the whole history the client sent (up to the body limit),
+    so the shelf bounds them per caller and in bytes; beyond that :class:`TooManyPending`."""
+
+    def __init__(self, shelf: Shelf, keep_seconds: float) -> None:
+        self.shelf = shelf
+        self.keep_seconds = keep_seconds
 
     async def put(self, token: str, turn: PausedTurn) -> None:
-        """Keep the turn under ``token``; :class:`TooManyPending` when its caller or the host is full."""
-        ...
+        try:
+            await self.shelf.put(
+                token_digest(token),
+                turn.caller,
+                _encode(turn),
+                due_seconds=self.keep_seconds,
+                keep_seconds=self.keep_seconds,
+            )
+        except ShelfFull as full:
+            if full.limit == "owner":
+                raise TooManyPending(
+                    f"this key has {full.count} conversation turns waiting for a person (the most it may have); "
+                    "answer them first"
+                ) from None
+            raise TooManyPending("too many paused conversation turns are waiting for a person; retry later") from None
 
     async def take(self, token: str, may_take: Callable[[PausedTurn], bool]) -> PausedTurn | None:
         """Remove and return the turn if ``may_take`` accepts it (else ``None``, the turn kept); atomic."""
-        ...
+        return await self.take_id(token_digest(token), may_take)
 
     async def take_id(self, confirmation_id: str, may_take: Callable[[PausedTurn], bool]) -> PausedTurn | None:
         """:meth:`take` by the confirmation's id (its token's digest)."""
-        ...
-
-
-class MemoryPausedTurns:
-    """Keeps paused turns as long as their token can still get an answer, expired grace included.
-
-    A paused turn holds the whole history the client sent (up to the body limit), so memory is
-    bounded: at most ``max_per_caller`` turns per caller and ``max_bytes`` of them in all.
-    """
-
-    def __init__(
-        self,
-        keep_seconds: float,
-        clock: Clock = time.monotonic,
-        *,
-        max_per_caller: int = 8,
-        max_bytes: int = 64 * 1024 * 1024,
-    ) -> None:
-        self.keep_seconds = keep_seconds
-        self.clock = clock
-        self.max_per_caller = max_per_caller
-        self.max_bytes = max_bytes
-        self._turns: dict[str, tuple[float, int, PausedTurn]] = {}
-        self._bytes = 0
-        self._lock = threading.Lock()
-
-    async def put(self, token: str, turn: PausedTurn) -> None:
-        size = len(_encode(turn))
-        now = self.clock()
-        with self._lock:
-            for key in [key for key, (until, _, _) in self._turns.items() if until <= now]:
-                self._bytes -= self._turns.pop(key)[1]
-            waiting = sum(1 for _, _, kept in self._turns.values() if kept.caller == turn.caller)
-            if waiting >= self.max_per_caller:
-                raise TooManyPending(
-                    f"this key has {waiting} conversation turns waiting for a person (the most it may have); "
-                    "answer them first"
-                )
-            if self._bytes + size > self.max_bytes:
-                raise TooManyPending("too many paused conversation turns are waiting for a person; retry later")
-            self._turns[token_digest(token)] = (now + self.keep_seconds, size, turn)
-            self._bytes += size
-
-    async def take(self, token: str, may_take: Callable[[PausedTurn], bool]) -> PausedTurn | None:
-        return await self.take_id(token_digest(token), may_take)
-
-    async def take_id(self, confirmation_id: str, may_take: Callable[[PausedTurn], bool]) -> PausedTurn | None:
-        digest = confirmation_id
-        with self._lock:
-            kept = self._turns.get(digest)
-            if kept is None or not may_take(kept[2]):
-                return None
-            del self._turns[digest]
-            self._bytes -= kept[1]
-        return kept[2]
-
-    def __len__(self) -> int:
-        return len(self._turns)
-
-
-_PUT_TURN = """
-local now = redis.call('TIME')
-now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-local keep, size = tonumber(ARGV[2]), tonumber(ARGV[3])
-for _, stale in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)) do
-  redis.call('HDEL', KEYS[4], stale)
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-local waiting = redis.call('ZCARD', KEYS[2])
-if waiting >= tonumber(ARGV[4]) then return {'caller', waiting} end
-local total = 0
-for _, kept in ipairs(redis.call('HVALS', KEYS[4])) do total = total + tonumber(kept) end
-if total + size > tonumber(ARGV[5]) then return {'bytes', total} end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', keep)
-redis.call('ZADD', KEYS[2], now + keep, ARGV[6])
-redis.call('PEXPIRE', KEYS[2], keep)
-redis.call('ZADD', KEYS[3], now + keep, ARGV[6])
-redis.call('HSET', KEYS[4], ARGV[6], size)
-return {'ok', 0}
-"""
-
-_TAKE_TURN = """
-local kept = redis.call('GETDEL', KEYS[1])
-if not kept then return false end
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[3], ARGV[1])
-redis.call('HDEL', KEYS[4], ARGV[1])
-return kept
-"""
-
-
-class RedisPausedTurns:
-    """Paused turns in Redis: a turn paused on one host resumes on whichever host gets the answer.
-
-    The same caps as :class:`MemoryPausedTurns`, counted across hosts; taking a turn is one
-    ``GETDEL``, so two answers never resume one turn twice.
-    """
-
-    def __init__(
-        self, state: RedisState, keep_seconds: float, *, max_per_caller: int = 8, max_bytes: int = 64 * 1024 * 1024
-    ) -> None:
-        self.state = state
-        self.keep_seconds = keep_seconds
-        self.max_per_caller = max_per_caller
-        self.max_bytes = max_bytes
-
-    def _keys(self, digest: str, caller: str) -> list[str]:
-        return [
-            self.state.key("turn", digest),
-            self.state.key("turns-of", caller),
-            self.state.key("turns"),
-            self.state.key("turn-sizes"),
-        ]
-
-    async def put(self, token: str, turn: PausedTurn) -> None:
-        encoded = _encode(turn)
-        digest = token_digest(token)
-        answer, count = await self.state.script(
-            _PUT_TURN,
-            self._keys(digest, turn.caller),
-            [encoded, int(self.keep_seconds * 1000), len(encoded), self.max_per_caller, self.max_bytes, digest],
-        )
-        if answer == b"caller":
-            raise TooManyPending(
-                f"this key has {count} conversation turns waiting for a person (the most it may have); "
-                "answer them first"
-            )
-        if answer == b"bytes":
-            raise TooManyPending("too many paused conversation turns are waiting for a person; retry later")
-
-    async def take(self, token: str, may_take: Callable[[PausedTurn], bool]) -> PausedTurn | None:
-        return await self.take_id(token_digest(token), may_take)
-
-    async def take_id(self, confirmation_id: str, may_take: Callable[[PausedTurn], bool]) -> PausedTurn | None:
-        digest = confirmation_id
-        with self.state.reached():
-            kept = await self.state.client.get(self.state.key("turn", digest))
+        kept = await self.shelf.peek(confirmation_id)
         if kept is None:
             return None
         turn = _decode_turn(kept)
         if not may_take(turn):
             return None
-        taken = await self.state.script(_TAKE_TURN, self._keys(digest, turn.caller), [digest])
-        return turn if taken == kept else None
+        taken = await self.shelf.take(confirmation_id, turn.caller, kept)
+        return None if taken is None else turn
 
 
 _decode_turn = msgspec.json.Decoder(PausedTurn).decode
@@ -279,7 +157,7 @@ class Conversation:
         executor: Executor,
         registry: Registry,
         model: ModelClient,
-        paused: PausedTurnStore,
+        paused: PausedTurns,
         max_rounds: int = 4,
         system_prompt: str = SYSTEM_PROMPT,
     ) -> None:

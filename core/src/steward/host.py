@@ -22,9 +22,9 @@ from steward.capability import Capability, InvalidCapability, collecting_declara
 from steward.codes import OutcomeCode
 from steward.codes import declare as declare_codes
 from steward.config import Config, decode_plugin_settings
-from steward.confirmation import Clock, ConfirmationStore, MemoryConfirmationStore, RedisConfirmationStore
+from steward.confirmation import ConfirmationStore
 from steward.context import InvocationContext
-from steward.conversation import Conversation, MemoryPausedTurns, PausedTurnStore, RedisPausedTurns
+from steward.conversation import Conversation, PausedTurns
 from steward.executor import Executor
 from steward.files import make_directory
 from steward.handlers import HandlerRunner
@@ -38,7 +38,7 @@ from steward.plugins import Plugin, PluginInfo, call_each, describe, discover, h
 from steward.policy import Policy, PolicyFlag
 from steward.registry import DuplicateCapability, Registered, Registry, register
 from steward.resources import Resources
-from steward.state import MemoryStore, Namespaced, RedisState, StateStore, StateUnavailable, connect, redact
+from steward.state import Clock, RedisState, ShelfLimits, StateStore, StateUnavailable, open_backend, redact
 
 log = logging.getLogger("steward")
 
@@ -66,46 +66,22 @@ class Host:
     """The plugins loaded, their declarations checked, and the executor, keys, policy and audit they run with."""
 
     def __init__(
-        self,
-        config: Config,
-        plugins: Sequence[Plugin] | None = None,
-        *,
-        clock: Clock = time.monotonic,
-        confirmations: ConfirmationStore | None = None,
+        self, config: Config, plugins: Sequence[Plugin] | None = None, *, clock: Clock = time.monotonic
     ) -> None:
         self.config = config
-        self.shared: RedisState | None = connect(config.state)
-        self.load_errors: list[LoadError] = []
-        if plugins is None:
-            plugins, errors = discover(config.plugins)
-            self.load_errors += errors
-        self.manager, errors = plugin_manager(plugins)
-        self.load_errors += errors
-        self.plugins = [plugin for plugin in plugins if self.manager.is_registered(plugin.module)]
-        self._decode_settings()
-        flags = self._collect_flags()
-        self.outcome_codes = self._collect_outcome_codes()
-        self.registry = self._collect_capabilities({flag.name for flag in flags})
-        self.health_checks = self._collect_health_checks()
-        for error in self.load_errors:
-            log.error("plugin %s not fully loaded: %s", error.plugin, error.message)
-        if config.plugins.strict and self.load_errors:
-            raise PluginLoadFailed(
-                "strict plugin loading: " + "; ".join(f"{e.plugin}: {e.message}" for e in self.load_errors)
-            )
-
+        self.state = open_backend(config.state, clock)
+        self.shared: RedisState | None = self.state if isinstance(self.state, RedisState) else None
+        self._load_plugins(plugins)
         self.data_dir = config.data_dir
         make_directory(self.data_dir)
-        self.policy = Policy(self.data_dir / "capabilities", flags, self.shared)
-        self.confirmations = confirmations or self._confirmation_store(clock)
+        self.policy = Policy(self.data_dir / "capabilities", self._flags, self.shared)
+        self.keys = open_key_store(self.data_dir, self.shared)
         self.audit = AuditLog(
             self.data_dir / "capabilities" / "audit.jsonl",
             max_bytes=config.audit.max_bytes,
             backups=config.audit.backups,
         )
-        self.keys = open_key_store(self.data_dir, self.shared)
-        self._memory_store = MemoryStore(clock)
-        self._plugin_stores: dict[str, StateStore] = {}
+        self._stores: dict[str, StateStore] = {}
         self.resources = {plugin.name: Resources(plugin.name) for plugin in self.plugins}
         self._key_authentication = KeyAuthentication(self.keys)
         self.manager.register(self._key_authentication, name="steward.keys")
@@ -124,6 +100,50 @@ class Host:
         self._loggers = {plugin.name: logging.getLogger(f"steward.plugins.{plugin.name}") for plugin in self.plugins}
         self.handlers = HandlerRunner(threads=config.server.blocking_threads, observe_block=self.metrics.loop_blocked)
         self.admission = Admission(config.server.max_concurrent_invocations)
+        self._build_confirmations()
+        self.model = ModelClient(config.model)
+        self.conversation = Conversation(
+            self.executor, self.registry, self.model, self.paused_turns, max_rounds=config.model.max_rounds
+        )
+        self.health_checks.append(("steward", HealthCheck("model", self.model.check)))
+        if self.shared is not None:
+            self.health_checks.insert(0, ("steward", HealthCheck("state", self._check_state)))
+        self._health_cache_seconds = config.server.health_cache_seconds
+        self._checked: tuple[asyncio.AbstractEventLoop, float, asyncio.Future[list[CheckResult]]] | None = None
+
+    def _load_plugins(self, plugins: Sequence[Plugin] | None) -> None:
+        """Load and check every declaration: what cannot be used becomes a load error (or, strict, a refusal)."""
+        self.load_errors: list[LoadError] = []
+        if plugins is None:
+            plugins, errors = discover(self.config.plugins)
+            self.load_errors += errors
+        self.manager, errors = plugin_manager(plugins)
+        self.load_errors += errors
+        self.plugins = [plugin for plugin in plugins if self.manager.is_registered(plugin.module)]
+        self._decode_settings()
+        self._flags = self._collect_flags()
+        self.outcome_codes = self._collect_outcome_codes()
+        self.registry = self._collect_capabilities({flag.name for flag in self._flags})
+        self.health_checks = self._collect_health_checks()
+        for error in self.load_errors:
+            log.error("plugin %s not fully loaded: %s", error.plugin, error.message)
+        if self.config.plugins.strict and self.load_errors:
+            raise PluginLoadFailed(
+                "strict plugin loading: " + "; ".join(f"{e.plugin}: {e.message}" for e in self.load_errors)
+            )
+
+    def _build_confirmations(self) -> None:
+        """The executor and what waits for a person: pending confirmations, paused turns, kept answers."""
+        limits = self.config.confirmation
+        keep = limits.lifetime_seconds + limits.expired_grace_seconds
+        confirmations = self.state.shelf(
+            "confirmations", ShelfLimits(limits.max_pending_per_caller, max_items=limits.max_pending)
+        )
+        turns = self.state.shelf(
+            "turns", ShelfLimits(limits.max_paused_turns_per_caller, max_bytes=limits.max_paused_turn_bytes)
+        )
+        self.confirmations = ConfirmationStore(confirmations, limits.lifetime_seconds, limits.expired_grace_seconds)
+        self.paused_turns = PausedTurns(turns, keep)
         self.executor = Executor(
             self.registry,
             self.policy,
@@ -133,52 +153,7 @@ class Host:
             self.metrics.outcomes.observe,
             self.handlers,
             answers=self.core_state("answers"),
-            keep_answers_seconds=config.confirmation.lifetime_seconds + config.confirmation.expired_grace_seconds,
-        )
-        self.model = ModelClient(config.model)
-        self.conversation = Conversation(
-            self.executor,
-            self.registry,
-            self.model,
-            self._paused_turns(clock),
-            max_rounds=config.model.max_rounds,
-        )
-        self.health_checks.append(("steward", HealthCheck("model", self.model.check)))
-        if self.shared is not None:
-            self.health_checks.insert(0, ("steward", HealthCheck("state", self._check_state)))
-        self._health_cache_seconds = config.server.health_cache_seconds
-        self._checked: tuple[asyncio.AbstractEventLoop, float, asyncio.Future[list[CheckResult]]] | None = None
-
-    def _confirmation_store(self, clock: Clock) -> ConfirmationStore:
-        limits = self.config.confirmation
-        if self.shared is not None:
-            return RedisConfirmationStore(
-                self.shared,
-                limits.lifetime_seconds,
-                limits.expired_grace_seconds,
-                max_pending_per_caller=limits.max_pending_per_caller,
-                max_pending=limits.max_pending,
-            )
-        return MemoryConfirmationStore(
-            limits.lifetime_seconds,
-            limits.expired_grace_seconds,
-            clock,
-            max_pending_per_caller=limits.max_pending_per_caller,
-            max_pending=limits.max_pending,
-        )
-
-    def _paused_turns(self, clock: Clock) -> PausedTurnStore:
-        limits = self.config.confirmation
-        keep = limits.lifetime_seconds + limits.expired_grace_seconds
-        if self.shared is not None:
-            return RedisPausedTurns(
-                self.shared,
-                keep,
-                max_per_caller=limits.max_paused_turns_per_caller,
-                max_bytes=limits.max_paused_turn_bytes,
-            )
-        return MemoryPausedTurns(
-            keep, clock, max_per_caller=limits.max_paused_turns_per_caller, max_bytes=limits.max_paused_turn_bytes
+            keep_answers_seconds=keep,
         )
 
     def state_store(self, plugin: str) -> StateStore:
@@ -187,13 +162,9 @@ class Host:
 
     def core_state(self, namespace: str) -> StateStore:
         """One key space of the shared store (``plugins:<name>`` for a plugin's, ``mcp`` for the MCP surface's)."""
-        store = self._plugin_stores.get(namespace)
+        store = self._stores.get(namespace)
         if store is None:
-            if self.shared is not None:
-                store = self.shared.store(namespace)
-            else:
-                store = Namespaced(self._memory_store, f"{namespace}:")
-            self._plugin_stores[namespace] = store
+            store = self._stores[namespace] = self.state.store(namespace)
         return store
 
     def resources_of(self, plugin: str) -> Resources:
@@ -269,8 +240,8 @@ class Host:
         self.keys.refresh()
         if self.keys.problem is not None:
             problems.append(self.keys.problem)
-        if self._memory_store.problem is not None:
-            problems.append(self._memory_store.problem)
+        if self.shared is None and self.state.problem is not None:
+            problems.append(self.state.problem)
         problems += self.handlers.problems()
         healthy = not self.load_errors and not problems and all(check.ok for check in checks)
         status = "ok" if healthy else "degraded"

@@ -42,9 +42,9 @@ from starlette.routing import Route
 
 from steward.app import create_app
 from steward.config import Config, load_config
-from steward.confirmation import Clock
 from steward.host import Host
 from steward.plugins import Plugin
+from steward.state import Clock
 
 __all__ = [
     "DEFAULT_RULES",

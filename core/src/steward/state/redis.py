@@ -1,35 +1,28 @@
-"""Shared state: what several workers and hosts must agree on, kept in Redis.
+"""The Redis backend: one Redis that every worker and host uses.
 
-The single-process default keeps pending confirmations and paused turns in memory and keys and
-policy in files; it needs nothing. With ``[state] backend = "redis"`` those live in one Redis
-that every worker and host uses, so a token issued by one is answered on another, a key revoked
-on one is refused by all, and single use is one atomic step in Redis, not a lock in a process.
-
-Everything that needs the shared store fails closed when Redis cannot be reached:
-:class:`StateUnavailable`, answered ``503 STATE_UNAVAILABLE``, never a guess from a stale copy.
-redis-py reconnects by itself, so service comes back with Redis, with nothing to restart.
-
-Plugins reach the same store through :class:`StateStore` (``context.state`` in a handler), in a
-key space of their own, with the few operations that shared state needs to be safe: values with
-a lifetime, take-once, counters, a token bucket, leased slots and a byte-bounded cache, each
-atomic on either backend (one Lua script on Redis).
+Single use is one atomic step in Redis (a Lua script), not a lock in a process, and times are
+Redis's own clock (``TIME``), so hosts whose clocks disagree still agree on expiry. Every
+failure to reach Redis, or a reply no Redis would give, is :class:`StateUnavailable`: nothing
+that needs the store runs on a guess. redis-py reconnects by itself, so service comes back with
+Redis, with nothing to restart. (The scripts touch keys they compute, so this needs one Redis,
+not a Cluster.)
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import functools
 import logging
 import math
 import secrets
 import threading
-import time
 import weakref
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from steward.state.shelf import ShelfFull, ShelfLimits, Shelved
+from steward.state.store import Lease, StateUnavailable
 
 if TYPE_CHECKING:
     import redis
@@ -37,89 +30,7 @@ if TYPE_CHECKING:
 
     from steward.config import StateConfig
 
-Clock = Callable[[], float]
 log = logging.getLogger("steward.state")
-
-
-class StateUnavailable(RuntimeError):
-    """The shared store cannot be reached, or answers what no Redis would; whatever needs it is
-    refused until it can. The message names no host, port or database: it reaches callers who
-    may hold no key. Where and why is in the server log and a keyed ``/healthz``."""
-
-
-class StateStore(Protocol):
-    """A key space in the host's shared store: memory in one process, Redis across many.
-
-    Every operation is atomic on its own. Values are bytes (encode with msgspec); a lifetime is
-    in seconds, ``None`` for none. Raises :class:`StateUnavailable` when the store cannot be
-    reached, which a handler lets propagate: the invocation then ends ``STATE_UNAVAILABLE``.
-    """
-
-    shared: bool
-    """``True`` when other workers and hosts see the same store (Redis); ``False`` in one process."""
-
-    async def get(self, key: str) -> bytes | None:
-        """The value stored under ``key``, ``None`` when there is none (or it outlived its lifetime)."""
-        ...
-
-    async def set(
-        self, key: str, value: bytes, *, ttl_seconds: float | None = None, only_if_absent: bool = False
-    ) -> bool:
-        """Store ``value``; with ``only_if_absent``, only when nothing is stored (``False`` if so)."""
-        ...
-
-    async def take(self, key: str) -> bytes | None:
-        """Remove and return the value: of concurrent takers exactly one gets it."""
-        ...
-
-    async def delete(self, key: str) -> None:
-        """Forget ``key`` (nothing happens when nothing is stored)."""
-        ...
-
-    async def increment(self, key: str, amount: int = 1, *, ttl_seconds: float | None = None) -> int:
-        """Add ``amount`` (may be negative) and return the new value; ``ttl_seconds`` is set when the key is new."""
-        ...
-
-    async def spend(self, key: str, *, rate_per_second: float, burst: float, cost: float = 1) -> float:
-        """Take ``cost`` from a token bucket; ``0`` when it was taken, else the seconds until it could be."""
-        ...
-
-    async def acquire(self, limits: Mapping[str, int], *, lease_seconds: float) -> Lease:
-        """Hold one slot of each limit (``{"in-flight": 16, "in-flight:example.org": 4}``), all or none.
-
-        The :class:`Lease` to :meth:`release`; when a limit is full, nothing is held and
-        ``lease.full`` names it. A slot whose holder died without releasing it (a killed worker)
-        frees itself when its lease runs out, so a crash never leaves a limit permanently full.
-        """
-        ...
-
-    async def release(self, lease: Lease) -> None:
-        """Give back the slots of ``lease`` (nothing happens for those that already ran out)."""
-        ...
-
-    async def cache_set(self, key: str, value: bytes, *, ttl_seconds: float, max_bytes: int) -> bool:
-        """Keep ``value`` in the store's cache; past ``max_bytes`` in all, the least recently used go.
-
-        ``False`` (nothing kept) when the value alone is larger than ``max_bytes``.
-        """
-        ...
-
-    async def cache_get(self, key: str) -> bytes | None:
-        """A value :meth:`cache_set` kept, if it is still there; reading it counts as a use."""
-        ...
-
-
-@dataclass(frozen=True)
-class Lease:
-    """Slots :meth:`StateStore.acquire` holds together: ``held`` is false when ``full`` had no room."""
-
-    id: str
-    limits: tuple[str, ...]
-    full: str | None = None
-
-    @property
-    def held(self) -> bool:
-        return self.full is None
 
 
 def connect(config: StateConfig) -> RedisState | None:
@@ -324,6 +235,9 @@ class RedisState:
     def store(self, namespace: str) -> RedisStore:
         return RedisStore(self, self.key(namespace) + ":")
 
+    def shelf(self, name: str, limits: ShelfLimits) -> RedisShelf:
+        return RedisShelf(self, name, limits)
+
 
 @functools.cache
 def _expect(holds: bool) -> None:
@@ -445,7 +359,7 @@ class RedisStore:
 
     The cache is one least-recently-used set per store: values under ``cache:``, their uses in
     a sorted set, their sizes in a hash and the total in a counter, changed together by one
-    script. (The scripts touch keys they compute, so this needs one Redis, not a Cluster.)
+    script.
     """
 
     shared = True
@@ -507,204 +421,116 @@ class RedisStore:
         return await self.state.script(_CACHE_GET, self._cache_keys(key)[:2], [key])
 
 
-class MemoryStore:
-    """:class:`StateStore` in this process: what the memory backend gives plugins."""
+_SHELF_PUT = """
+local now = redis.call('TIME')
+now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local due, keep, size = now + tonumber(ARGV[3]), now + tonumber(ARGV[4]), string.len(ARGV[2])
+for _, stale in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)) do
+  redis.call('HDEL', KEYS[4], stale)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local waiting = redis.call('ZCARD', KEYS[2])
+if waiting >= tonumber(ARGV[5]) then return {'owner', waiting} end
+local all = redis.call('ZCARD', KEYS[3])
+if tonumber(ARGV[6]) >= 0 and all >= tonumber(ARGV[6]) then return {'items', all} end
+if tonumber(ARGV[7]) >= 0 then
+  local total = 0
+  for _, kept in ipairs(redis.call('HVALS', KEYS[4])) do total = total + tonumber(kept) end
+  if total + size > tonumber(ARGV[7]) then return {'bytes', total} end
+end
+redis.call('SET', KEYS[1], due .. ':' .. ARGV[2], 'PX', tonumber(ARGV[4]))
+redis.call('ZADD', KEYS[2], due, ARGV[1])
+redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[4]))
+redis.call('ZADD', KEYS[3], keep, ARGV[1])
+redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[4]))
+redis.call('HSET', KEYS[4], ARGV[1], size)
+redis.call('PEXPIRE', KEYS[4], tonumber(ARGV[4]))
+return {'ok', 0}
+"""
 
-    def __init__(self, clock: Clock = time.monotonic, *, max_entries: int = 100_000) -> None:
-        self.clock = clock
-        self.max_entries = max_entries
-        self._values: dict[str, tuple[bytes | int, float]] = {}
-        self._buckets: dict[str, tuple[float, float]] = {}
-        self._leases: dict[str, dict[str, float]] = {}
+_SHELF_TAKE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[2] then return false end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('HDEL', KEYS[4], ARGV[1])
+local now = redis.call('TIME')
+return tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+"""
 
-        self._caches: dict[str, _MemoryCache] = {}
-        self._lock = threading.Lock()
-        self._swept_at = -math.inf
-        self.problem: str | None = None
-        """Set while the store is full (``/healthz`` shows it), cleared when a new entry fits again."""
+_SHELF_WAITING = """
+local now = redis.call('TIME')
+local answer = {tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)}
+for _, item in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  answer[#answer + 1] = item
+  answer[#answer + 1] = redis.call('GET', ARGV[1] .. item) or ''
+end
+return answer
+"""
 
-    def _live(self, key: str) -> bytes | int | None:
-        kept = self._values.get(key)
-        if kept is None:
+
+class RedisShelf:
+    """:class:`~steward.state.Shelf` on Redis: the same limits counted across every host.
+
+    An item is kept as ``<due-at-ms>:<value>`` with a Redis lifetime of its keep time, so Redis
+    forgets it by itself; a sorted set per owner (by due time) and one for the shelf (by keep
+    time) count it, and a hash holds its size. Taking is one script that deletes the item only
+    if it still holds the value the caller peeked: of concurrent answers on any number of hosts,
+    exactly one gets it.
+    """
+
+    def __init__(self, state: RedisState, name: str, limits: ShelfLimits) -> None:
+        self.state = state
+        self.name = name
+        self.limits = limits
+
+    def _keys(self, item_id: str, owner: str) -> list[str]:
+        key = self.state.key
+        return [key(self.name, item_id), key(f"{self.name}-of", owner), key(self.name), key(f"{self.name}-sizes")]
+
+    async def put(self, item_id: str, owner: str, value: bytes, *, due_seconds: float, keep_seconds: float) -> None:
+        limits = self.limits
+        arguments = [
+            item_id,
+            value,
+            _milliseconds(due_seconds),
+            _milliseconds(keep_seconds),
+            limits.max_per_owner,
+            -1 if limits.max_items is None else limits.max_items,
+            -1 if limits.max_bytes is None else limits.max_bytes,
+        ]
+        answer, count = await self.state.script(_SHELF_PUT, self._keys(item_id, owner), arguments)
+        if answer != b"ok":
+            raise ShelfFull(answer.decode(), int(count))
+
+    async def peek(self, item_id: str) -> bytes | None:
+        with self.state.reached():
+            kept = await self.state.client.get(self.state.key(self.name, item_id))
+        return None if kept is None else _split_kept(kept)[1]
+
+    async def take(self, item_id: str, owner: str, value: bytes) -> float | None:
+        keys = self._keys(item_id, owner)
+        with self.state.reached():
+            kept = await self.state.client.get(keys[0])
+        if kept is None or _split_kept(kept)[1] != value:
             return None
-        if kept[1] <= self.clock():
-            del self._values[key]
+        now = await self.state.script(_SHELF_TAKE, keys, [item_id, kept])
+        if not now:
             return None
-        return kept[0]
+        return (_split_kept(kept)[0] - int(now)) / 1000
 
-    def _put(self, key: str, value: bytes | int, ttl_seconds: float | None) -> None:
-        """Store one entry; when full, sweep out the expired ones (at most once a second: a flood
-        against a full store must not cost a scan of every entry per request) or refuse."""
-        if key not in self._values:
-            if len(self._values) >= self.max_entries:
-                now = self.clock()
-                if now - self._swept_at >= 1.0:
-                    self._swept_at = now
-                    for stale in [name for name, (_, until) in self._values.items() if until <= now]:
-                        del self._values[stale]
-                if len(self._values) >= self.max_entries:
-                    self.problem = f"the in-process state store holds {self.max_entries} entries, its limit"
-                    raise StateUnavailable(self.problem)
-            self.problem = None
-        self._values[key] = (value, math.inf if ttl_seconds is None else self.clock() + ttl_seconds)
-
-    async def get(self, key: str) -> bytes | None:
-        with self._lock:
-            value = self._live(key)
-        return value if isinstance(value, bytes) else None
-
-    async def set(
-        self, key: str, value: bytes, *, ttl_seconds: float | None = None, only_if_absent: bool = False
-    ) -> bool:
-        with self._lock:
-            if only_if_absent and self._live(key) is not None:
-                return False
-            self._put(key, value, ttl_seconds)
-        return True
-
-    async def take(self, key: str) -> bytes | None:
-        with self._lock:
-            value = self._live(key)
-            self._values.pop(key, None)
-        return value if isinstance(value, bytes) else None
-
-    async def delete(self, key: str) -> None:
-        with self._lock:
-            self._values.pop(key, None)
-
-    async def increment(self, key: str, amount: int = 1, *, ttl_seconds: float | None = None) -> int:
-        with self._lock:
-            value = self._live(key)
-            if value is None:
-                self._put(key, amount, ttl_seconds)
-                return amount
-            if not isinstance(value, int):
-                raise TypeError(f"{key} does not hold a counter")
-            until = self._values[key][1]
-            self._values[key] = (value + amount, until)
-            return value + amount
-
-    async def spend(self, key: str, *, rate_per_second: float, burst: float, cost: float = 1) -> float:
-        with self._lock:
-            now = self.clock()
-            tokens, at = self._buckets.get(key, (burst, now))
-            tokens = min(burst, tokens + max(0.0, now - at) * rate_per_second)
-            wait = 0.0
-            if tokens >= cost:
-                tokens -= cost
-            else:
-                wait = (cost - tokens) / rate_per_second
-            if len(self._buckets) >= self.max_entries and key not in self._buckets:
-                self._buckets = {name: kept for name, kept in self._buckets.items() if kept[0] < burst}
-            self._buckets[key] = (tokens, now)
-            return wait
-
-    async def acquire(self, limits: Mapping[str, int], *, lease_seconds: float) -> Lease:
-        lease = secrets.token_hex(8)
-        with self._lock:
-            now = self.clock()
-            for name, limit in limits.items():
-                held = {other: until for other, until in self._leases.get(name, {}).items() if until > now}
-                self._leases[name] = held
-                if len(held) >= limit:
-                    return Lease(lease, tuple(limits), name)
-            for name in limits:
-                self._leases[name][lease] = now + lease_seconds
-        return Lease(lease, tuple(limits))
-
-    async def release(self, lease: Lease) -> None:
-        if not lease.held:
-            return
-        with self._lock:
-            for name in lease.limits:
-                held = self._leases.get(name)
-                if held is not None:
-                    held.pop(lease.id, None)
-                    if not held:
-                        del self._leases[name]
-
-    def cache(self, prefix: str) -> _MemoryCache:
-        with self._lock:
-            return self._caches.setdefault(prefix, _MemoryCache(self.clock))
+    async def waiting(self) -> list[Shelved]:
+        answer = await self.state.script(_SHELF_WAITING, [self.state.key(self.name)], [self.state.key(self.name, "")])
+        now, items = int(answer[0]), []
+        for item_id, kept in zip(answer[1::2], answer[2::2], strict=True):
+            if kept:
+                due_at, value = _split_kept(kept)
+                if due_at > now:
+                    items.append(Shelved(item_id.decode(), value, (due_at - now) / 1000))
+        return sorted(items, key=lambda item: item.due_in_seconds)
 
 
-class _MemoryCache:
-    """A least-recently-used set of values with lifetimes, bounded in bytes."""
-
-    def __init__(self, clock: Clock) -> None:
-        self.clock = clock
-        self._values: collections.OrderedDict[str, tuple[bytes, float]] = collections.OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
-
-    def set(self, key: str, value: bytes, ttl_seconds: float, max_bytes: int) -> bool:
-        if len(value) > max_bytes:
-            return False
-        with self._lock:
-            old = self._values.pop(key, None)
-            if old is not None:
-                self._bytes -= len(old[0])
-            self._values[key] = (value, self.clock() + ttl_seconds)
-            self._bytes += len(value)
-            while self._bytes > max_bytes:
-                _, (dropped, _) = self._values.popitem(last=False)
-                self._bytes -= len(dropped)
-        return True
-
-    def get(self, key: str) -> bytes | None:
-        with self._lock:
-            kept = self._values.get(key)
-            if kept is None:
-                return None
-            if kept[1] <= self.clock():
-                del self._values[key]
-                self._bytes -= len(kept[0])
-                return None
-            self._values.move_to_end(key)
-            return kept[0]
-
-
-class Namespaced:
-    """A :class:`StateStore` seen through a key prefix (one per plugin on the memory backend)."""
-
-    shared = False
-
-    def __init__(self, store: MemoryStore, prefix: str) -> None:
-        self._store = store
-        self._prefix = prefix
-
-    async def get(self, key: str) -> bytes | None:
-        return await self._store.get(self._prefix + key)
-
-    async def set(
-        self, key: str, value: bytes, *, ttl_seconds: float | None = None, only_if_absent: bool = False
-    ) -> bool:
-        return await self._store.set(self._prefix + key, value, ttl_seconds=ttl_seconds, only_if_absent=only_if_absent)
-
-    async def take(self, key: str) -> bytes | None:
-        return await self._store.take(self._prefix + key)
-
-    async def delete(self, key: str) -> None:
-        await self._store.delete(self._prefix + key)
-
-    async def increment(self, key: str, amount: int = 1, *, ttl_seconds: float | None = None) -> int:
-        return await self._store.increment(self._prefix + key, amount, ttl_seconds=ttl_seconds)
-
-    async def spend(self, key: str, *, rate_per_second: float, burst: float, cost: float = 1) -> float:
-        return await self._store.spend(self._prefix + key, rate_per_second=rate_per_second, burst=burst, cost=cost)
-
-    async def acquire(self, limits: Mapping[str, int], *, lease_seconds: float) -> Lease:
-        prefixed = {self._prefix + name: limit for name, limit in limits.items()}
-        lease = await self._store.acquire(prefixed, lease_seconds=lease_seconds)
-        full = lease.full.removeprefix(self._prefix) if lease.full else None
-        return Lease(lease.id, tuple(limits), full)
-
-    async def release(self, lease: Lease) -> None:
-        prefixed = tuple(self._prefix + name for name in lease.limits)
-        await self._store.release(Lease(lease.id, prefixed, lease.full))
-
-    async def cache_set(self, key: str, value: bytes, *, ttl_seconds: float, max_bytes: int) -> bool:
-        return self._store.cache(self._prefix).set(key, value, ttl_seconds, max_bytes)
-
-    async def cache_get(self, key: str) -> bytes | None:
-        return self._store.cache(self._prefix).get(key)
+def _split_kept(kept: bytes) -> tuple[int, bytes]:
+    due_at, _, value = kept.partition(b":")
+    return int(due_at), value
