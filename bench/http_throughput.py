@@ -38,14 +38,14 @@ def serve(port: int, data_dir: str, key_file: str, stack: str) -> None:
     import uvicorn
 
     import steward
-    from steward.app import outcome_body
+    from steward.surfaces.outcomes import rest_body
     from steward.testing import make_host
 
     host = make_host([steward.Plugin("bench", trivial_plugin)], data_dir=Path(data_dir))
     app = steward.create_app(host)
     caller = steward.Principal("bench", frozenset({"invoke"}))
     outcome = asyncio.run(host.executor.invoke("bench.ping", b'{"text": "hello"}', caller=caller, surface="invoke"))
-    app.state.bare_body = outcome_body(outcome)[1]
+    app.state.bare_body = rest_body(outcome)[1]
     Path(key_file).write_text(host.keys.add("bench", ["invoke"]))
     http, loop = STACKS[stack]
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False, http=http, loop=loop)

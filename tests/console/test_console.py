@@ -27,6 +27,7 @@ from starlette.routing import Route
 from steward_processes import STEWARD, free_port, operator_environment, start_serve
 
 import steward
+from steward.surfaces.prompts import touches
 from steward.testing import Rule, ScriptedModel, ServedHost, serve_app, serve_host
 
 pytestmark = pytest.mark.requires("chromium")
@@ -136,7 +137,8 @@ def test_a_fetch_asked_by_another_client_is_a_card_within_2_s_and_runs_once_when
     card = page.locator("#cards .card")
     expect(card).to_have_count(1, timeout=2000)
     expect(card.locator(".arguments")).to_contain_text(url)
-    expect(card.locator(".touches")).to_have_text("Leaves this device · reads only")
+    classification = steward.Classification(side_effect="read_only", network="external", confirmation="required")
+    expect(card.locator(".touches")).to_have_text(touches(classification))
     expect(card.locator(".countdown")).to_contain_text("Expires in")
     card.get_by_role("button", name="Approve").click()
     expect(page.locator("#status")).to_have_text("web.fetch: ok")

@@ -93,7 +93,8 @@ def test_chat_shows_the_exact_arguments_and_asks(sample, tmp_path):
                 os.write(controller, b'please send "hello there"\n')
                 read_until(controller, b"[y/N]", seen)
                 assert b'"text": "hello there"' in seen
-                assert b"sample.send v1 would run with:" in seen
+                assert b"Allow sample.send (version 1) to run? It reads only and leaves this device." in seen
+                assert b"It would run once with exactly these arguments:" in seen
                 assert sample.runs == {}
                 os.write(controller, b"y\n")
                 read_until(controller, b"you> ", seen)

@@ -14,10 +14,10 @@ import pytest
 from sample_plugin import SamplePlugin
 
 import steward
-from steward.confirmation import readable_arguments
+from steward.surfaces.prompts import readable_arguments
 from steward.testing import Rule, ScriptedModel, ServedHost, serve_app, serve_host
 
-CONSOLE = Path(steward.__file__).parent / "console"
+CONSOLE = Path(steward.__file__).parent / "surfaces" / "console"
 
 
 @pytest.fixture

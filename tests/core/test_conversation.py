@@ -136,7 +136,7 @@ def test_denial_is_told_as_a_normal_outcome_and_the_turn_continues(client, model
     assert receipts(body) == [("sample.send", "denied", "CONFIRMATION_DENIED")]
     told = tool_messages(model.requests[-1])[-1]
     assert told["status"] == "denied"
-    assert "declined" in told["message"]
+    assert told["message"].startswith("Declined: the person said no"), "the words an MCP client reads too"
     assert "Do not retry" in told["message"]
     assert "code" not in told
     assert "Tool results" in body["text"]

@@ -127,7 +127,7 @@ def test_a_full_store_leaves_no_orphan_card_and_health_says_so(limited):
     """The in-process store full: the stateless call that asked is refused, its token withdrawn."""
     admin = limited.client(["admin"])
     keys = [limited.key(["invoke"]) for _ in range(2)]
-    store = limited.host._memory_store
+    store = limited.host.state._store
     store.max_entries = len(store._values) + 4
     for key in keys:
         initialize(limited, key)

@@ -4,18 +4,7 @@ Everything a plugin or an embedding program needs is importable from here; other
 private and may change.
 """
 
-from steward.app import (
-    ApiError,
-    authenticate,
-    create_app,
-    invoke_capability,
-    json_response,
-    plugin_state,
-    policy_of,
-    read_body,
-    read_json,
-    require_scope,
-)
+from steward.app import create_app
 from steward.auth import Principal
 from steward.capability import (
     Bounds,
@@ -45,13 +34,24 @@ from steward.host import Host, PluginLoadFailed
 from steward.http_client import http_client
 from steward.isolation import IsolatedJobFailed, IsolatedWorkers
 from steward.model import ModelClient, ModelUnavailable
-from steward.openapi import openapi_operation
 from steward.outcome import CapabilityError, Outcome, PendingConfirmation, Rejection, Stage, Status
 from steward.plugins import Plugin
 from steward.policy import PolicyFlag
 from steward.resources import Resources
 from steward.state import Lease, StateStore, StateUnavailable
 from steward.version import __version__
+from steward.web import (
+    ApiError,
+    authenticate,
+    invoke_capability,
+    json_response,
+    openapi_operation,
+    plugin_state,
+    policy_of,
+    read_body,
+    read_json,
+    require_scope,
+)
 
 
 def __getattr__(name: str) -> object:

@@ -22,7 +22,7 @@ import httpx
 import msgspec
 
 from steward.auth import SCOPES, KeyStore, KeyStoreError, Principal, RedisKeyStore, open_key_store
-from steward.capability import Surface
+from steward.capability import Classification, Surface
 from steward.client import (
     ClientSettings,
     ClientSettingsError,
@@ -32,13 +32,13 @@ from steward.client import (
     server_client,
 )
 from steward.config import Config, ConfigError, load_config
-from steward.confirmation import readable_arguments
 from steward.files import InUse, hold_exclusively, remove_orphaned_temporaries, write_atomic
 from steward.host import Host, PluginLoadFailed
-from steward.outcome import Outcome, Status
+from steward.outcome import Outcome, PendingConfirmation, Status
 from steward.plugins import call_each, describe, discover, plugin_manager
 from steward.scaffold import ScaffoldError, installed_from, placeholders, render, steward_requirement
 from steward.state import StateUnavailable, connect, redact
+from steward.surfaces.prompts import confirmation_prompt
 
 log = logging.getLogger("steward.cli")
 
@@ -232,10 +232,10 @@ def capabilities(as_json: bool) -> None:
     This reads this machine's plugins and configuration, as a server started here would load
     them; a running server's own list is GET /api/v1/capabilities.
     """
-    from steward.app import describe_capabilities
+    from steward.surfaces.views import rest_capabilities
 
     host = current_host()
-    described = describe_capabilities(host.registry)
+    described = rest_capabilities(host.registry)
     if as_json:
         click.echo(msgspec.json.format(msgspec.json.encode(described), indent=2))
         return
@@ -317,20 +317,20 @@ def _invoke_on_server(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         withdraw = functools.partial(
             _post_outcome, client, "/api/v1/confirmations/withdraw", {"token": pending["token"]}
         )
-        approve = _answer_or_withdraw(pending, withdraw)
+        approve = _answer_or_withdraw(_question(pending, outcome.get("classification")), withdraw)
         if approve is None:
             return withdraw()
         return _post_outcome(client, path, {"confirmation": {"token": pending["token"], "approve": approve}})
 
 
-def _answer_or_withdraw(pending: dict[str, Any], withdraw: Callable[[], Any]) -> bool | None:
+def _answer_or_withdraw(question: str, withdraw: Callable[[], Any]) -> bool | None:
     """The person's answer, or ``None`` with no terminal; a request left unanswered is withdrawn.
 
     A pending confirmation the command walks away from (no terminal, Ctrl-C, end of input)
     would otherwise sit in the console, and run if someone approved it there later.
     """
     try:
-        return _ask_about(pending)
+        return _ask_about(question)
     except (click.Abort, KeyboardInterrupt, EOFError):
         withdraw()
         click.echo("\nWithdrawn: nothing ran.", err=True)
@@ -349,10 +349,15 @@ def _post_outcome(client: Any, path: str, payload: dict[str, Any]) -> dict[str, 
     return body
 
 
-def _ask_about(pending: dict[str, Any]) -> bool | None:
+def _question(pending: dict[str, Any], classification: dict[str, Any] | None) -> str:
+    """The question every surface asks, for a confirmation read off the server's JSON."""
+    known = msgspec.convert(classification, Classification) if classification else None
+    return confirmation_prompt(msgspec.convert(pending, PendingConfirmation), known)
+
+
+def _ask_about(question: str) -> bool | None:
     """The person's answer on this terminal; ``None`` when there is no terminal to ask on."""
-    click.echo(f"{pending['capability']} v{pending['version']} needs your confirmation; it would run with:", err=True)
-    click.echo(readable_arguments(pending["arguments"]), err=True)
+    click.echo(question, err=True)
     if not sys.stdin.isatty():
         click.echo(
             "No terminal to ask on: nothing ran, and the request is withdrawn (run it on a terminal, "
@@ -370,7 +375,7 @@ async def _invoke_here(host: Host, name: str, arguments: str) -> Outcome:
     if pending is None:
         return outcome
     withdraw = functools.partial(host.executor.withdraw, pending.token, caller=principal)
-    approve = _ask_about(msgspec.to_builtins(pending))
+    approve = _ask_about(confirmation_prompt(pending, outcome.classification))
     if approve is None:
         return await withdraw()
     return await host.executor.answer(pending.token, approve, caller=principal, surface=Surface.CLI)
@@ -610,9 +615,9 @@ def _ask_person(body: dict[str, Any]) -> dict[str, Any]:
     pending = body["pending_confirmation"]
     if body["text"]:
         click.echo(f"steward> {body['text']}")
-    click.echo(f"{pending['capability']} v{pending['version']} would run with:")
-    click.echo(readable_arguments(pending["arguments"]))
-    approve = click.confirm("Allow it?", default=False)
+    receipt = next((item for item in body["invocations"] if item["capability"] == pending["capability"]), {})
+    click.echo(_question(pending, receipt.get("classification")))
+    approve = click.confirm("Run it?", default=False)
     return {"token": pending["token"], "approve": approve}
 
 

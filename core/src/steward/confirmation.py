@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import msgspec
 
@@ -54,31 +52,6 @@ class Waiting:
     """The token's digest: names the confirmation for a ``settings`` key, and cannot be used as the token."""
     request: ConfirmationRequest
     expires_in_seconds: float
-
-
-_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cn", "Cs"})
-
-
-def readable_arguments(arguments: Any) -> str:
-    """The exact arguments as a person should read them before saying yes: indented JSON in which
-    every character that is invisible or reorders the text around it (bidirectional overrides such
-    as U+202E, zero-width spaces, line separators) is written as its ``\\uXXXX`` escape.
-
-    Shown raw, ``"\u202eexe.txt"`` reads as ``txt.exe`` and a zero-width space hides a second
-    host name; escaped, what is read is what runs. The result is still JSON of the same value.
-    """
-    text = msgspec.json.format(msgspec.json.encode(arguments), indent=2).decode()
-    return "".join(_escaped(char) if unicodedata.category(char) in _HIDDEN_CATEGORIES else char for char in text)
-
-
-def _escaped(char: str) -> str:
-    if char == "\n":
-        return char
-    code = ord(char)
-    if code > 0xFFFF:
-        high, low = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
-        return f"\\u{high:04x}\\u{low:04x}"
-    return f"\\u{code:04x}"
 
 
 def token_digest(token: str) -> str:

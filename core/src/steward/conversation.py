@@ -22,10 +22,12 @@ from steward.capability import Citation, Classification, Surface
 from steward.codes import Code
 from steward.confirmation import InvalidConfirmation, TooManyPending, token_digest
 from steward.executor import Executor, Turn
-from steward.model import ModelClient, ToolCall, capability_name, tool_schema
+from steward.model import ModelClient, ToolCall, capability_name
 from steward.outcome import Outcome, PendingConfirmation, Status
 from steward.registry import Registry
 from steward.state import Shelf, ShelfFull, StateUnavailable
+from steward.surfaces.outcomes import model_message
+from steward.surfaces.views import openai_tool
 
 _encode = msgspec.json.Encoder().encode
 
@@ -37,8 +39,6 @@ SYSTEM_PROMPT = (
     "answer with what you have."
 )
 
-DECLINED = "The person declined this call; it did not run. Do not retry it; answer without it."
-EXPIRED = "The person did not answer in time; the call did not run. Do not retry it unless asked."
 NOT_EXECUTED = (
     "Not run: the turn paused for the person's confirmation of an earlier call. "
     "Propose it again after that call if it is still needed."
@@ -172,7 +172,7 @@ class Conversation:
     @property
     def tools(self) -> list[dict[str, Any]]:
         if self._tools is None:
-            self._tools = [tool_schema(entry) for entry in self.registry.offered_on(Surface.CONVERSATION)]
+            self._tools = [openai_tool(entry) for entry in self.registry.offered_on(Surface.CONVERSATION)]
         return self._tools
 
     async def start(self, history: list[ChatMessage], caller: Principal) -> tuple[TurnReply, float]:
@@ -206,7 +206,7 @@ class Conversation:
             texts=paused.texts,
         )
         self._record(state, outcome)
-        state.messages.append(_tool_message(paused.call_id, outcome))
+        state.messages.append(model_message(paused.call_id, outcome))
         state.messages.extend(paused.later)
         return await self._continue(state), state.model_seconds
 
@@ -238,7 +238,7 @@ class Conversation:
                 if outcome.status is Status.PENDING:
                     await self._pause(state, call, reply.tool_calls[index + 1 :], outcome)
                     return state.reply(outcome.pending_confirmation)
-                state.messages.append(_tool_message(call.id, outcome))
+                state.messages.append(model_message(call.id, outcome))
 
     async def _pause(self, state: _TurnState, call: ToolCall, later: list[ToolCall], outcome: Outcome) -> None:
         """Keep the turn for the person's answer; when it cannot be kept, the token is withdrawn too."""
@@ -295,21 +295,6 @@ def _assistant_message(text: str, calls: list[ToolCall]) -> dict[str, Any]:
             for call in calls
         ],
     }
-
-
-def _tool_message(call_id: str, outcome: Outcome) -> dict[str, Any]:
-    """The outcome as the model sees it: data, marked untrusted, in a ``tool`` message only."""
-    body: dict[str, Any] = {"untrusted": True, "capability": outcome.capability, "status": outcome.status}
-    if outcome.status is Status.OK:
-        body["result"] = msgspec.to_builtins(outcome.result)
-    elif outcome.code == Code.CONFIRMATION_DENIED:
-        body["message"] = DECLINED
-    elif outcome.code == Code.CONFIRMATION_EXPIRED:
-        body["message"] = EXPIRED
-    else:
-        body["code"] = outcome.code
-        body["message"] = outcome.message
-    return {"role": "tool", "tool_call_id": call_id, "content": json.dumps(body, ensure_ascii=False)}
 
 
 def _note_message(call_id: str, name: str, note: str) -> dict[str, Any]:

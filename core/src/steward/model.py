@@ -20,7 +20,6 @@ import msgspec
 
 from steward.config import ModelConfig
 from steward.http_client import http_client
-from steward.registry import Registered
 
 
 class ModelUnavailable(Exception):
@@ -65,38 +64,6 @@ def tool_name(capability: str) -> str:
 
 def capability_name(tool: str) -> str:
     return tool.replace("-", ".")
-
-
-def tool_schema(entry: Registered) -> dict[str, Any]:
-    """A capability as an OpenAI ``tools`` item.
-
-    The parameters schema is inlined at the top: some servers cannot follow a top-level ``$ref``.
-    """
-    return {
-        "type": "function",
-        "function": {
-            "name": tool_name(entry.capability.name),
-            "description": entry.capability.description,
-            "parameters": object_at_root(entry.arguments_schema),
-        },
-    }
-
-
-def object_at_root(schema: dict[str, Any]) -> dict[str, Any]:
-    """msgspec's ``{"$ref": …, "$defs": …}`` with the referenced object inlined at the root.
-
-    Tool schemas must be an object at the top (OpenAI tools, MCP's ``inputSchema`` and
-    ``outputSchema``), and some servers cannot follow a top-level ``$ref``.
-    """
-    schema = dict(schema)
-    definitions = dict(schema.pop("$defs", {}))
-    reference = schema.pop("$ref", None)
-    if reference is not None:
-        schema = {**definitions.pop(reference.rsplit("/", 1)[-1]), **schema}
-    if definitions:
-        schema["$defs"] = definitions
-    schema.pop("title", None)
-    return schema
 
 
 class ModelClient:

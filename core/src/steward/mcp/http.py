@@ -31,8 +31,9 @@ from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
 from steward.admission import Busy
-from steward.auth import KeysUnavailable, Principal
+from steward.auth import Principal
 from steward.bodies import ApiError, receive_body
+from steward.codes import Code
 from steward.mcp.protocol import (
     HANDSHAKE_VERSIONS,
     HEADER_MISMATCH,
@@ -55,6 +56,7 @@ from steward.mcp.protocol import (
 )
 from steward.mcp.server import Client, McpServer, PolicyWatch
 from steward.state import StateUnavailable
+from steward.surfaces.gate import CallerGate
 
 if TYPE_CHECKING:
     from steward.config import Config
@@ -77,8 +79,9 @@ class McpEndpoint:
 
     __name__ = "mcp"
 
-    def __init__(self, host: Host, *, policy_poll_seconds: float = 1.0) -> None:
+    def __init__(self, host: Host, gate: CallerGate, *, policy_poll_seconds: float = 1.0) -> None:
         self.host = host
+        self.gate = gate
         self.server = McpServer(host)
         self.store = self.server.store
         self.policy_watch = PolicyWatch(host.policy, policy_poll_seconds)
@@ -107,21 +110,9 @@ class McpEndpoint:
 
     async def _caller(self, scope: Scope, receive: Receive) -> Principal:
         try:
-            principal = await self.host.authenticate(Request(scope, receive))
-        except KeysUnavailable as error:
-            raise _refused("KEYS_UNAVAILABLE", f"no key can be checked right now: {error}", 503) from None
-        except StateUnavailable as error:
-            raise _refused("STATE_UNAVAILABLE", str(error), 503) from None
-        except Exception:
-            fault = await self.host.state_fault()
-            if fault is None:
-                raise
-            raise _refused("STATE_UNAVAILABLE", str(fault), 503) from None
-        if principal is None:
-            raise _refused("UNAUTHORIZED", "a valid key is required: Authorization: Bearer <key>", 401)
-        if not principal.has_scope("invoke"):
-            raise _refused("FORBIDDEN", "this key lacks the scope for MCP (invoke)", 403)
-        return principal
+            return await self.gate.caller(Request(scope, receive), "invoke")
+        except ApiError as error:
+            raise _refused(error.code, error.message, error.status) from None
 
     async def _post(
         self, scope: Scope, receive: Receive, send: Send, principal: Principal, headers: Mapping[str, str]
@@ -166,15 +157,15 @@ class McpEndpoint:
         try:
             result = await self.server.result(method, params, client)
         except Busy as busy:
-            return _refused("BUSY", str(busy), 429).body(request_id), 429
+            return _refused(Code.BUSY, str(busy), 429).body(request_id), 429
         except StateUnavailable as error:
-            return _refused("STATE_UNAVAILABLE", str(error), 503).body(request_id), 503
+            return _refused(Code.STATE_UNAVAILABLE, str(error), 503).body(request_id), 503
         except RpcError as error:
             return error.body(request_id), error.http_status
         except Exception:
             fault = await self.host.state_fault()
             if fault is not None:
-                return _refused("STATE_UNAVAILABLE", str(fault), 503).body(request_id), 503
+                return _refused(Code.STATE_UNAVAILABLE, str(fault), 503).body(request_id), 503
             log.exception("MCP %s failed", method)
             return RpcError(INTERNAL_ERROR, "internal error; the server log has details").body(request_id), 500
         return {"jsonrpc": "2.0", "id": request_id, "result": result}, 200
@@ -187,7 +178,7 @@ class McpEndpoint:
         try:
             await self._keep_session(session_id, record)
         except StateUnavailable as error:
-            raise _refused("STATE_UNAVAILABLE", str(error), 503) from None
+            raise _refused(Code.STATE_UNAVAILABLE, str(error), 503) from None
         body = {"jsonrpc": "2.0", "id": request_id, "result": self.server.initialize_result(version)}
         await _send_json(send, body, 200, [(b"mcp-session-id", session_id.encode())])
 
@@ -244,7 +235,7 @@ class McpEndpoint:
             if session is not None and session.caller == principal.identity:
                 await self.store.set(key, raw, ttl_seconds=self.host.config.mcp.session_idle_seconds)
         except StateUnavailable as error:
-            raise _refused("STATE_UNAVAILABLE", str(error), 503) from None
+            raise _refused(Code.STATE_UNAVAILABLE, str(error), 503) from None
         if session is None or session.caller != principal.identity:
             raise RpcError(INVALID_REQUEST, "Session not found: initialize again", http_status=404)
         return session

@@ -27,6 +27,7 @@ from steward.auth import Principal
 from steward.capability import Surface
 from steward.codes import Code
 from steward.confirmation import confirmation_reference, token_digest
+from steward.mcp.elicitation import approved, confirmation_required, form_elicitation
 from steward.mcp.protocol import (
     INVALID_PARAMS,
     META_SERVER_INFO,
@@ -35,17 +36,11 @@ from steward.mcp.protocol import (
     RpcError,
     names_elicitation_mode,
 )
-from steward.mcp.tools import (
-    approved,
-    confirmation_required,
-    form_elicitation,
-    tool_definition,
-    tool_error,
-    tool_result,
-)
 from steward.outcome import Outcome, PendingConfirmation, Stage, Status
 from steward.registry import Registered
 from steward.state import StateUnavailable
+from steward.surfaces.outcomes import mcp_error, mcp_result
+from steward.surfaces.views import mcp_tool
 from steward.version import __version__
 
 if TYPE_CHECKING:
@@ -153,7 +148,7 @@ class McpServer:
         key = (entry.capability.name, frozenset(entry.capability.surfaces), disabled_by)
         definition = self._definitions.get(key)
         if definition is None:
-            definition = self._definitions[key] = tool_definition(entry, disabled_by)
+            definition = self._definitions[key] = mcp_tool(entry, disabled_by)
         return definition
 
     async def call_tool(self, params: Mapping[str, Any], client: Client) -> dict[str, Any]:
@@ -171,7 +166,7 @@ class McpServer:
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {outcome.message}")
         pending = outcome.pending_confirmation
         if pending is None:
-            return tool_result(outcome)
+            return mcp_result(outcome)
         if "form" not in client.elicitation:
             return confirmation_required(
                 pending, outcome, confirmation_reference(token_digest(pending.token)), client.console
@@ -192,7 +187,7 @@ class McpServer:
             outcome = await self.host.executor.answer(
                 token, approve, caller=client.caller, surface=Surface.MCP, capability=name
             )
-        return tool_result(outcome)
+        return mcp_result(outcome)
 
     async def _ask_on_retry(
         self, pending: PendingConfirmation, question: dict[str, Any], client: Client, arguments: str
@@ -314,7 +309,7 @@ def _invalid_retry(name: str, why: str) -> dict[str, Any]:
     refused = Outcome(
         capability=name, version=None, stage=Stage.CONFIRM, status=Status.REJECTED, code=Code.INVALID_CONFIRMATION
     )
-    return tool_error(f"INVALID_CONFIRMATION: {why}", refused)
+    return mcp_error(f"INVALID_CONFIRMATION: {why}", refused)
 
 
 def _input_required(question: dict[str, Any], handle: str) -> dict[str, Any]:

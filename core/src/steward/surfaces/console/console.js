@@ -127,12 +127,12 @@ function start() {
   refreshCapabilities();
 }
 
-// confirmation cards
+// confirmation cards: the words of the CLI's prompt and of MCP elicitation (steward/surfaces/prompts.py)
 function touches(classification) {
   if (!classification) return "";
-  const reach = classification.network === "external" ? "Leaves this device" : "Stays on this device";
   const effect = classification.side_effect === "mutating" ? "changes something" : "reads only";
-  return `${reach} · ${effect}`;
+  const reach = classification.network === "external" ? "leaves this device" : "stays on this device";
+  return `It ${effect} and ${reach}.`;
 }
 
 // Characters that are invisible or reorder the text around them (U+202E, zero-width spaces, line
@@ -424,7 +424,7 @@ async function refreshCapabilities() {
       const row = el("tr");
       row.append(el("td", { text: `${capability.name} — ${capability.description}` }));
       row.append(el("td", { text: capability.plugin }));
-      row.append(el("td", { text: `${touches(capability.classification)}; ${capability.classification.confirmation}` }));
+      row.append(el("td", { text: `${touches(capability.classification)} Confirmation: ${capability.classification.confirmation}.` }));
       rows.append(row);
     }
     const errors = $("load-errors");

@@ -33,7 +33,7 @@ _HEADERS = {
 
 
 def _asset(name: str) -> Response:
-    body = files("steward").joinpath("console", name).read_bytes()
+    body = files("steward.surfaces.console").joinpath(name).read_bytes()
     return Response(body, media_type=ASSETS[name], headers=_HEADERS)
 
 
