@@ -10,6 +10,7 @@ from principals import ALICE
 
 from steward import Surface
 from steward.audit import AuditLog
+from steward.confirmation import token_digest
 from steward.outcome import Outcome
 
 pytestmark = pytest.mark.anyio
@@ -33,7 +34,9 @@ async def test_one_record_per_outcome_of_every_kind(host):
     await invoke("sample.nothing", {}, caller=ALICE, surface=Surface.INVOKE)
     await invoke("sample.echo", {"text": 1}, caller=ALICE, surface=Surface.INVOKE)
     pending = await invoke("sample.send", {"text": "a"}, caller=ALICE, surface=Surface.CONVERSATION)
-    await host.executor.answer(pending.pending_confirmation.token, False, caller=ALICE, surface=Surface.CONVERSATION)
+    await host.executor.answer(
+        token_digest(pending.pending_confirmation.token), False, caller=ALICE, surface=Surface.CONVERSATION
+    )
     await invoke("sample.boom", {}, caller=ALICE, surface=Surface.INVOKE)
     assert [(r["capability"], r["stage"], r["status"], r["code"]) for r in records(host)] == [
         ("sample.echo", "result", "ok", None),
@@ -68,7 +71,9 @@ async def test_arguments_and_results_never_reach_the_log(host):
     await host.executor.invoke("sample.echo", {"text": SECRET_TEXT}, caller=ALICE, surface=Surface.INVOKE)
     await host.executor.invoke("sample.echo", {"text": SECRET_TEXT * 9}, caller=ALICE, surface=Surface.INVOKE)
     pending = await host.executor.invoke("sample.send", {"text": SECRET_TEXT}, caller=ALICE, surface=Surface.INVOKE)
-    await host.executor.answer(pending.pending_confirmation.token, True, caller=ALICE, surface=Surface.INVOKE)
+    await host.executor.answer(
+        token_digest(pending.pending_confirmation.token), True, caller=ALICE, surface=Surface.INVOKE
+    )
     log = log_text(host)
     assert [(r["capability"], r["status"]) for r in records(host)] == [
         ("sample.echo", "ok"),

@@ -6,6 +6,7 @@ import pytest
 from principals import ALICE, BOB
 
 from steward import Surface, Turn
+from steward.confirmation import token_digest
 
 pytestmark = pytest.mark.anyio
 
@@ -152,9 +153,9 @@ async def test_tokens_are_unique_and_random(host):
 
 async def test_approval_runs_exactly_once(host, sample):
     confirmation = await pending(host)
-    outcome = await host.executor.answer(confirmation.token, True, caller=ALICE, surface=INVOKE)
+    outcome = await host.executor.answer(token_digest(confirmation.token), True, caller=ALICE, surface=INVOKE)
     assert (outcome.status, outcome.result.text) == ("ok", "sent hello")
-    again = await host.executor.answer(confirmation.token, True, caller=ALICE, surface=INVOKE)
+    again = await host.executor.answer(token_digest(confirmation.token), True, caller=ALICE, surface=INVOKE)
     assert (again.status, again.code) == ("rejected", "INVALID_CONFIRMATION")
     assert sample.runs == {"send": 1}
 
@@ -162,7 +163,7 @@ async def test_approval_runs_exactly_once(host, sample):
 async def test_fifty_concurrent_approvals_execute_once(host, sample):
     confirmation = await pending(host)
     outcomes = await asyncio.gather(
-        *(host.executor.answer(confirmation.token, True, caller=ALICE, surface=INVOKE) for _ in range(50))
+        *(host.executor.answer(token_digest(confirmation.token), True, caller=ALICE, surface=INVOKE) for _ in range(50))
     )
     assert sorted(outcome.code or "ok" for outcome in outcomes) == ["INVALID_CONFIRMATION"] * 49 + ["ok"]
     assert sample.runs == {"send": 1}
@@ -170,7 +171,7 @@ async def test_fifty_concurrent_approvals_execute_once(host, sample):
 
 async def test_denial_is_a_normal_outcome_and_nothing_runs(host, sample):
     confirmation = await pending(host)
-    outcome = await host.executor.answer(confirmation.token, False, caller=ALICE, surface=INVOKE)
+    outcome = await host.executor.answer(token_digest(confirmation.token), False, caller=ALICE, surface=INVOKE)
     assert (outcome.stage, outcome.status, outcome.code) == ("confirm", "denied", "CONFIRMATION_DENIED")
     assert sample.runs == {}
 
@@ -178,20 +179,20 @@ async def test_denial_is_a_normal_outcome_and_nothing_runs(host, sample):
 async def test_expired_token_is_told_truthfully_then_forgotten(host, sample, clock):
     confirmation = await pending(host)
     clock.advance(121)
-    outcome = await host.executor.answer(confirmation.token, True, caller=ALICE, surface=INVOKE)
+    outcome = await host.executor.answer(token_digest(confirmation.token), True, caller=ALICE, surface=INVOKE)
     assert (outcome.status, outcome.code) == ("denied", "CONFIRMATION_EXPIRED")
     assert sample.runs == {}
     late = await pending(host)
     clock.advance(120 + 601)
     await pending(host)  # issuing sweeps tokens past their grace period
-    outcome = await host.executor.answer(late.token, True, caller=ALICE, surface=INVOKE)
+    outcome = await host.executor.answer(token_digest(late.token), True, caller=ALICE, surface=INVOKE)
     assert outcome.code == "INVALID_CONFIRMATION"
 
 
 async def test_token_still_valid_just_before_expiry(host, sample, clock):
     confirmation = await pending(host)
     clock.advance(119)
-    outcome = await host.executor.answer(confirmation.token, True, caller=ALICE, surface=INVOKE)
+    outcome = await host.executor.answer(token_digest(confirmation.token), True, caller=ALICE, surface=INVOKE)
     assert outcome.status == "ok"
 
 
@@ -202,7 +203,7 @@ async def test_token_still_valid_just_before_expiry(host, sample, clock):
 async def test_foreign_tokens_are_invalid(host, sample, caller, surface, capability):
     confirmation = await pending(host)
     outcome = await host.executor.answer(
-        confirmation.token, True, caller=caller, surface=surface, capability=capability
+        token_digest(confirmation.token), True, caller=caller, surface=surface, capability=capability
     )
     assert (outcome.stage, outcome.code) == ("confirm", "INVALID_CONFIRMATION")
     assert sample.runs == {}
@@ -216,7 +217,7 @@ async def test_unknown_token(host):
 async def test_approval_reruns_policy(host, sample):
     confirmation = await pending(host)
     host.policy.set("sample_enabled", False)
-    outcome = await host.executor.answer(confirmation.token, True, caller=ALICE, surface=INVOKE)
+    outcome = await host.executor.answer(token_digest(confirmation.token), True, caller=ALICE, surface=INVOKE)
     assert (outcome.stage, outcome.code) == ("policy", "CAPABILITY_DISABLED")
     assert sample.runs == {}
 
@@ -224,7 +225,7 @@ async def test_approval_reruns_policy(host, sample):
 async def test_approval_reruns_policy_check(host, sample):
     confirmation = (await run(host, "sample.room", {"text": "hall"})).pending_confirmation
     sample.allowed.discard("hall")
-    outcome = await host.executor.answer(confirmation.token, True, caller=ALICE, surface=INVOKE)
+    outcome = await host.executor.answer(token_digest(confirmation.token), True, caller=ALICE, surface=INVOKE)
     assert outcome.code == "ENTITY_NOT_ALLOWLISTED"
     assert sample.runs == {}
 

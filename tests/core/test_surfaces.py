@@ -149,3 +149,24 @@ def test_a_surface_without_a_declaration_is_told_so(tmp_path):
         )
     assert response.status_code == 404
     assert response.json()["error"]["message"] == "demo.echo is not offered on the invoke surface"
+
+
+def test_the_console_answers_confirmations_and_offers_no_capability(tmp_path):
+    """``frozenset(steward.Surface)`` (what plugins write for "everywhere but …") keeps working:
+    the console is dropped from a capability's surfaces, never offered, never resolvable."""
+    everywhere = declare(frozenset(steward.Surface))
+    assert everywhere.surfaces == frozenset(steward.Surface) - {steward.Surface.CONSOLE}
+    with pytest.raises(steward.InvalidCapability, match="at least one"):
+        declare({"console"})
+
+    class Everywhere:
+        @steward.hookimpl
+        def register_capabilities(self):
+            return [everywhere]
+
+    host = make_host([steward.Plugin("demo", Everywhere())], data_dir=tmp_path)
+    try:
+        assert host.registry.get("demo.echo", steward.Surface.CONSOLE) is None
+        assert host.registry.offered_on(steward.Surface.CONSOLE) == []
+    finally:
+        host.close()

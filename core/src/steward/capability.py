@@ -58,16 +58,23 @@ class Network(enum.StrEnum):
 
 
 class Surface(enum.StrEnum):
-    """Where a request comes from; pre-approval applies only on ``invoke``, ``service`` and ``mcp``."""
+    """Where a request comes from; pre-approval applies only on ``invoke``, ``service`` and ``mcp``.
+
+    ``console`` is where a household answers confirmations asked on any other surface; it offers
+    no capability (a capability's ``surfaces`` never hold it), and an answer given there runs the
+    call, and audits it, on the surface that asked.
+    """
 
     CONVERSATION = "conversation"
     INVOKE = "invoke"
     SERVICE = "service"
     CLI = "cli"
     MCP = "mcp"
+    CONSOLE = "console"
 
 
-EVERY_SURFACE = frozenset(Surface)
+EVERY_SURFACE = frozenset(Surface) - {Surface.CONSOLE}
+"""Every surface a capability can be offered on."""
 
 Confirmation = Literal["automatic", "required", "preapproved"]
 
@@ -213,9 +220,10 @@ class Capability:
         if not isinstance(self.bounds, Bounds):
             yield "bounds must be a steward.Bounds"
         try:
-            object.__setattr__(self, "surfaces", frozenset(Surface(surface) for surface in self.surfaces))
+            offered = frozenset(Surface(surface) for surface in self.surfaces) & EVERY_SURFACE
+            object.__setattr__(self, "surfaces", offered)
         except (TypeError, ValueError) as error:
-            valid = ", ".join(member.value for member in Surface)
+            valid = ", ".join(sorted(EVERY_SURFACE))
             yield f"surfaces: {error} (valid: {valid})"
         else:
             if not self.surfaces:

@@ -22,7 +22,7 @@ import httpx
 import msgspec
 
 from steward.auth import SCOPES, KeyStore, KeyStoreError, Principal, RedisKeyStore, open_key_store
-from steward.capability import Classification, Surface
+from steward.capability import EVERY_SURFACE, Classification, Surface
 from steward.client import (
     ClientSettings,
     ClientSettingsError,
@@ -32,6 +32,7 @@ from steward.client import (
     server_client,
 )
 from steward.config import Config, ConfigError, load_config
+from steward.confirmation import token_digest
 from steward.files import InUse, hold_exclusively, remove_orphaned_temporaries, write_atomic
 from steward.host import Host, PluginLoadFailed
 from steward.outcome import Outcome, PendingConfirmation, Status
@@ -245,7 +246,7 @@ def capabilities(as_json: bool) -> None:
             f"{item['name']} v{item['version']}  {classification.side_effect}/{classification.network}, "
             f"confirmation {classification.confirmation}"
             + (f", needs {item['policy_key']}" if item["policy_key"] else "")
-            + ("" if len(item["surfaces"]) == len(Surface) else f", only on {', '.join(item['surfaces'])}")
+            + ("" if len(item["surfaces"]) == len(EVERY_SURFACE) else f", only on {', '.join(item['surfaces'])}")
         )
         click.echo(f"    {item['description']}")
         for variant in item["variants"]:
@@ -374,11 +375,12 @@ async def _invoke_here(host: Host, name: str, arguments: str) -> Outcome:
     pending = outcome.pending_confirmation
     if pending is None:
         return outcome
-    withdraw = functools.partial(host.executor.withdraw, pending.token, caller=principal)
+    confirmation_id = token_digest(pending.token)
+    withdraw = functools.partial(host.executor.withdraw, confirmation_id, caller=principal)
     approve = _ask_about(confirmation_prompt(pending, outcome.classification))
     if approve is None:
         return await withdraw()
-    return await host.executor.answer(pending.token, approve, caller=principal, surface=Surface.CLI)
+    return await host.executor.answer(confirmation_id, approve, caller=principal, surface=Surface.CLI)
 
 
 @cli.group()

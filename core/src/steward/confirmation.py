@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import msgspec
 
+from steward.auth import Principal
+from steward.capability import Surface
 from steward.state import Shelf, ShelfFull
 
 
@@ -55,7 +57,29 @@ class Waiting:
 
 
 def token_digest(token: str) -> str:
+    """A confirmation's id: what every store, the executor and the console know it by.
+
+    A surface that holds the token turns it into its id once, where the token arrives; from
+    then on nothing handles the token, so nothing can leak or replay it.
+    """
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def may_answer(request: ConfirmationRequest, caller: Principal, surface: Surface, capability: str | None) -> bool:
+    """The one rule for who may answer a pending confirmation, and where.
+
+    On the ``console`` surface, a key with the ``settings`` scope, whatever surface asked.
+    Elsewhere, the key that asked or a ``settings`` key, on the surface that asked, and for
+    ``capability`` when the surface names one (the invoke URL does). Anyone else's answer is
+    refused as an unknown confirmation's would be, and spends nothing.
+    """
+    if surface is Surface.CONSOLE:
+        return caller.has_scope("settings")
+    return (
+        (request.asker == caller.identity or caller.has_scope("settings"))
+        and request.surface == surface
+        and capability in (None, request.capability)
+    )
 
 
 def confirmation_reference(confirmation_id: str) -> str:
@@ -96,16 +120,13 @@ class ConfirmationStore:
             raise TooManyPending(f"{full.count} confirmations are waiting; retry later") from None
         return token
 
-    async def consume(self, token: str, may_answer: Callable[[ConfirmationRequest], bool]) -> Consumed:
-        """Take the token off the shelf if ``may_answer`` accepts its request; atomic.
+    async def consume(self, confirmation_id: str, may_answer: Callable[[ConfirmationRequest], bool]) -> Consumed:
+        """Take the confirmation (by its id, the token's digest) off the shelf if ``may_answer``
+        accepts its request; atomic.
 
-        A token the caller may not answer (another key's) stays, unspent, and the answer is
-        :class:`InvalidConfirmation`, as for an unknown token.
+        A confirmation the caller may not answer (another key's) stays, unspent, and the answer
+        is :class:`InvalidConfirmation`, as for an unknown one.
         """
-        return await self.consume_id(token_digest(token), may_answer)
-
-    async def consume_id(self, confirmation_id: str, may_answer: Callable[[ConfirmationRequest], bool]) -> Consumed:
-        """:meth:`consume` by the confirmation's id (its token's digest), for a console's answer."""
         kept = await self.shelf.peek(confirmation_id)
         request = None if kept is None else _decode_request(kept)
         if request is None or not may_answer(request):

@@ -94,10 +94,10 @@ class PausedTurns:
         self.shelf = shelf
         self.keep_seconds = keep_seconds
 
-    async def put(self, token: str, turn: PausedTurn) -> None:
+    async def put(self, confirmation_id: str, turn: PausedTurn) -> None:
         try:
             await self.shelf.put(
-                token_digest(token),
+                confirmation_id,
                 turn.caller,
                 _encode(turn),
                 due_seconds=self.keep_seconds,
@@ -111,17 +111,14 @@ class PausedTurns:
                 ) from None
             raise TooManyPending("too many paused conversation turns are waiting for a person; retry later") from None
 
-    async def take(self, token: str, may_take: Callable[[PausedTurn], bool]) -> PausedTurn | None:
-        """Remove and return the turn if ``may_take`` accepts it (else ``None``, the turn kept); atomic."""
-        return await self.take_id(token_digest(token), may_take)
-
-    async def take_id(self, confirmation_id: str, may_take: Callable[[PausedTurn], bool]) -> PausedTurn | None:
-        """:meth:`take` by the confirmation's id (its token's digest)."""
+    async def take(self, confirmation_id: str, caller: Principal) -> PausedTurn | None:
+        """Remove and return ``caller``'s turn waiting on the confirmation; ``None`` (and the turn
+        kept) when there is none, or it is another key's. Atomic: two answers never resume one turn."""
         kept = await self.shelf.peek(confirmation_id)
         if kept is None:
             return None
         turn = _decode_turn(kept)
-        if not may_take(turn):
+        if turn.caller != caller.identity:
             return None
         taken = await self.shelf.take(confirmation_id, turn.caller, kept)
         return None if taken is None else turn
@@ -182,18 +179,16 @@ class Conversation:
         state = _TurnState(caller, messages)
         return await self._continue(state), state.model_seconds
 
-    async def resume(self, token: str, approve: bool, caller: Principal) -> tuple[TurnReply, float]:
-        """Apply the person's answer to a paused turn and carry on; :class:`InvalidConfirmation` if unknown."""
-        return await self.resume_id(token_digest(token), approve, caller)
+    async def resume(self, confirmation_id: str, approve: bool, caller: Principal) -> tuple[TurnReply, float] | None:
+        """Apply the person's answer to the caller's turn paused on the confirmation, and carry on.
 
-    async def resume_id(self, confirmation_id: str, approve: bool, caller: Principal) -> tuple[TurnReply, float]:
-        """:meth:`resume` by the confirmation's id, as a console answers a turn paused on another device."""
-        paused = await self.paused.take_id(
-            confirmation_id, lambda turn: turn.caller == caller.identity or caller.has_scope("settings")
-        )
+        ``None`` when no turn of the caller's waits on it: the console then answers the bare
+        confirmation, and a turn another key paused goes on on that key's side.
+        """
+        paused = await self.paused.take(confirmation_id, caller)
         if paused is None:
-            raise InvalidConfirmation("unknown or already used confirmation token")
-        outcome = await self.executor.answer_id(confirmation_id, approve, caller=caller, surface=Surface.CONVERSATION)
+            return None
+        outcome = await self.executor.answer(confirmation_id, approve, caller=caller, surface=Surface.CONVERSATION)
         if outcome.code == Code.INVALID_CONFIRMATION:
             raise InvalidConfirmation(outcome.message or "invalid confirmation")
         state = _TurnState(
@@ -252,7 +247,7 @@ class Conversation:
 
     async def _keep(self, state: _TurnState, call: ToolCall, later: list[ToolCall], token: str) -> None:
         await self.paused.put(
-            token,
+            token_digest(token),
             PausedTurn(
                 caller=state.caller.identity,
                 messages=state.messages,

@@ -29,6 +29,7 @@ from steward.confirmation import (
     ConfirmationStore,
     InvalidConfirmation,
     TooManyPending,
+    may_answer,
     token_digest,
 )
 from steward.context import InvocationContext
@@ -150,40 +151,24 @@ class Executor:
 
     async def answer(
         self,
-        token: str,
-        approve: bool,
-        *,
-        caller: Principal,
-        surface: str,
-        capability: str | None = None,
-    ) -> Outcome:
-        """Apply a person's answer to a pending confirmation: consume the token, then run or not.
-
-        ``capability``, when the surface knows which capability the answer is for (the invoke
-        URL names it), must match the token's; a token issued to another caller or surface is
-        as invalid as an unknown one.
-        """
-        return await self.answer_id(token_digest(token), approve, caller=caller, surface=surface, capability=capability)
-
-    async def answer_id(
-        self,
         confirmation_id: str,
         approve: bool,
         *,
         caller: Principal,
-        surface: str | None,
+        surface: Surface,
         capability: str | None = None,
     ) -> Outcome:
-        """:meth:`answer` by the confirmation's id (its token's digest).
+        """Apply a person's answer to a pending confirmation (by its id): consume it, then run or not.
 
-        With ``surface=None`` the answer is a household console's: only a key with the
-        ``settings`` scope may give it, for a confirmation issued on any surface, and the
-        capability then runs (and is audited) on the surface it was asked on.
+        Who may answer, and where, is :func:`~steward.confirmation.may_answer`; anyone else's
+        answer is as invalid as an unknown one. An answer on the ``console`` surface runs the
+        call, and audits it, on the surface that asked. The asker's own late answer collects
+        the outcome someone else reached for it.
         """
         started = time.perf_counter()
         name = capability or "<unknown>"
         entry: Registered | None = None
-        asked_on = surface or "console"
+        asked_on: str = surface
         asker: str | None = None
         request: ConfirmationRequest | None = None
         try:
@@ -206,7 +191,7 @@ class Executor:
             await self._check_policy(entry, validated, context, turn=None)
             outcome = await self._run(entry, validated, context, started, caller, None, asker)
         except _Stop as stop:
-            if stop.code == Code.INVALID_CONFIRMATION and surface is not None:
+            if stop.code == Code.INVALID_CONFIRMATION and surface is not Surface.CONSOLE:
                 collected = await self._collect(confirmation_id, caller, capability)
                 if collected is not None:
                     return collected
@@ -218,7 +203,7 @@ class Executor:
             await self._keep_for_asker(confirmation_id, request, outcome)
         return self._record(outcome, caller, asked_on, None, asker)
 
-    async def withdraw(self, token: str, *, caller: Principal) -> Outcome:
+    async def withdraw(self, confirmation_id: str, *, caller: Principal) -> Outcome:
         """The asker takes back its own pending confirmation before anyone answered it: nothing runs.
 
         Only the key it was issued to may withdraw it (a console declines instead); anyone
@@ -231,7 +216,9 @@ class Executor:
         name, asked_on = "<unknown>", Surface.INVOKE.value
         try:
             try:
-                consumed = await self.confirmations.consume(token, lambda request: request.asker == caller.identity)
+                consumed = await self.confirmations.consume(
+                    confirmation_id, lambda request: request.asker == caller.identity
+                )
             except InvalidConfirmation as error:
                 raise _Stop(Stage.CONFIRM, Status.REJECTED, Code.INVALID_CONFIRMATION, str(error)) from None
             except StateUnavailable as error:
@@ -278,9 +265,9 @@ class Executor:
         return _decode_outcome(kept.outcome)
 
     async def discard(self, token: str) -> None:
-        """Forget a token this host issued and that nobody will be asked about (its turn was not kept)."""
+        """Forget a token this host just issued and that nobody will be asked about (its turn was not kept)."""
         with contextlib.suppress(InvalidConfirmation, StateUnavailable):
-            await self.confirmations.consume(token, lambda request: True)
+            await self.confirmations.consume(token_digest(token), lambda request: True)
 
     # stage 1
     def _resolve(self, name: str, version: int | None, surface: str) -> Registered:
@@ -387,27 +374,13 @@ class Executor:
         )
 
     async def _consume(
-        self, confirmation_id: str, caller: Principal, surface: str | None, capability: str | None
+        self, confirmation_id: str, caller: Principal, surface: Surface, capability: str | None
     ) -> tuple[ConfirmationRequest, bool]:
-        """The request the confirmation was issued for, and whether it expired.
-
-        Only the caller it was issued to, or a key with the ``settings`` scope (a household's
-        console), may answer a token, on the surface it was issued on (a console's answer,
-        ``surface=None``, on any); anyone else's answer is refused as an unknown token would be,
-        and does not spend it.
-        """
-
-        def may_answer(request: ConfirmationRequest) -> bool:
-            if surface is None:
-                return caller.has_scope("settings")
-            return (
-                (request.asker == caller.identity or caller.has_scope("settings"))
-                and request.surface == surface
-                and capability in (None, request.capability)
-            )
-
+        """The request the confirmation was issued for, and whether it expired."""
         try:
-            consumed = await self.confirmations.consume_id(confirmation_id, may_answer)
+            consumed = await self.confirmations.consume(
+                confirmation_id, lambda request: may_answer(request, caller, surface, capability)
+            )
         except InvalidConfirmation as error:
             raise _Stop(Stage.CONFIRM, Status.REJECTED, Code.INVALID_CONFIRMATION, str(error)) from None
         except StateUnavailable as error:

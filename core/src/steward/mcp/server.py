@@ -185,7 +185,7 @@ class McpServer:
     async def _answer(self, token: str, approve: bool, name: str, client: Client) -> dict[str, Any]:
         with self.host.admission.slot():
             outcome = await self.host.executor.answer(
-                token, approve, caller=client.caller, surface=Surface.MCP, capability=name
+                token_digest(token), approve, caller=client.caller, surface=Surface.MCP, capability=name
             )
         return mcp_result(outcome)
 

@@ -23,7 +23,7 @@ from steward.auth import KeysUnavailable, Principal
 from steward.bodies import ApiError, decode_body, receive_body
 from steward.capability import Surface
 from steward.codes import Code
-from steward.confirmation import InvalidConfirmation, TooManyPending, Waiting, confirmation_reference
+from steward.confirmation import InvalidConfirmation, TooManyPending, Waiting, confirmation_reference, token_digest
 from steward.conversation import ChatMessage
 from steward.files import CorruptFile
 from steward.host import Host
@@ -41,6 +41,11 @@ from steward.web import Endpoint, gate_of, host_of, json_response, read_json, re
 class ConfirmationAnswer(msgspec.Struct, forbid_unknown_fields=True):
     token: str
     approve: bool
+
+    @property
+    def confirmation_id(self) -> str:
+        """The id the executor and the stores know it by: the token goes no further than here."""
+        return token_digest(self.token)
 
 
 class InvokeRequest(msgspec.Struct, forbid_unknown_fields=True):
@@ -132,7 +137,7 @@ class InvokeEndpoint:
         if body.confirmation is not None:
             answer = body.confirmation
             return await host.executor.answer(
-                answer.token, answer.approve, caller=principal, surface=Surface.INVOKE, capability=name
+                answer.confirmation_id, answer.approve, caller=principal, surface=Surface.INVOKE, capability=name
             )
         return await host.executor.invoke(
             name, bytes(body.arguments), caller=principal, surface=Surface.INVOKE, version=body.version
@@ -160,7 +165,10 @@ async def conversation_message(request: Request) -> Response:
         with gate_of(request).admitted():
             if body.confirmation is not None:
                 answer = body.confirmation
-                reply, model_seconds = await host.conversation.resume(answer.token, answer.approve, principal)
+                resumed = await host.conversation.resume(answer.confirmation_id, answer.approve, principal)
+                if resumed is None:
+                    raise InvalidConfirmation("unknown or already used confirmation token")
+                reply, model_seconds = resumed
             else:
                 reply, model_seconds = await host.conversation.start(body.messages, principal)
     except ModelUnavailable as error:
@@ -226,23 +234,15 @@ async def answer_confirmation(request: Request) -> Response:
     """
     host = host_of(request)
     body = await read_json(request, ConfirmationDecision)
-    confirmation_id = request.path_params["id"]
-    principal = request.state.principal
-    waiting = {item.id: item for item in await host.confirmations.pending()}
-    asked = waiting.get(confirmation_id)
-    if (
-        asked is not None
-        and asked.request.surface == Surface.CONVERSATION
-        and asked.request.asker == principal.identity
-    ):
+    confirmation_id, principal = request.path_params["id"], request.state.principal
+    with gate_of(request).admitted():
         try:
-            reply, _ = await host.conversation.resume_id(confirmation_id, body.approve, principal)
+            resumed = await host.conversation.resume(confirmation_id, body.approve, principal)
         except ModelUnavailable as error:
             raise ApiError(Code.MODEL_UNAVAILABLE, str(error)) from None
-        except InvalidConfirmation as error:
-            raise ApiError(Code.INVALID_CONFIRMATION, str(error)) from None
-        return json_response({"conversation": reply})
-    outcome = await host.executor.answer_id(confirmation_id, body.approve, caller=principal, surface=None)
+        if resumed is not None:
+            return json_response({"conversation": resumed[0]})
+        outcome = await host.executor.answer(confirmation_id, body.approve, caller=principal, surface=Surface.CONSOLE)
     status, _ = rest_body(outcome)
     answer: dict[str, Any] = {"outcome": outcome}
     if outcome.status in (Status.REJECTED, Status.FAILED):
@@ -263,7 +263,7 @@ async def withdraw_confirmation(request: Request) -> Response:
     unknown or an already answered one is ``400 INVALID_CONFIRMATION`` and stays as it was.
     """
     body = await read_json(request, Withdrawal)
-    outcome = await host_of(request).executor.withdraw(body.token, caller=request.state.principal)
+    outcome = await host_of(request).executor.withdraw(token_digest(body.token), caller=request.state.principal)
     status, content = rest_body(outcome)
     return Response(content, status_code=status, media_type="application/json")
 
