@@ -35,7 +35,7 @@ class InvocationContext(msgspec.Struct, frozen=True):
     caller: str
     """Who is asking: a key's name, or ``cli:<user>`` on the command line; it is what the audit log records."""
     surface: str
-    """``conversation``, ``invoke``, ``service``, ``cli`` or ``mcp``: the surface that asked (also when a console answered)."""
+    """``conversation``, ``invoke``, ``service``, ``cli`` or ``mcp``: the surface that asked (never ``console``)."""
     settings: Any
     """The plugin's decoded ``[plugins.<name>]`` struct, or ``None``."""
     data_dir: Path
