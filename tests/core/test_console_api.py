@@ -15,7 +15,7 @@ from sample_plugin import SamplePlugin
 
 import steward
 from steward.surfaces.prompts import readable_arguments
-from steward.testing import Rule, ScriptedModel, ServedHost, serve_app, serve_host
+from steward.testing import Rule, ScriptedModel, ServedHost, make_host, serve_app, serve_host
 
 CONSOLE = Path(steward.__file__).parent / "surfaces" / "console"
 
@@ -295,3 +295,51 @@ def test_the_asker_collects_a_denial_given_in_the_console_and_nobody_else_collec
     )
     assert sample.runs == {}
     assert [record["code"] for record in served.audit_records()].count("CONFIRMATION_DENIED") == 1, "audited once"
+
+
+class Garden:
+    """A third party's console panel, its script written where the plugin keeps it."""
+
+    def __init__(self, script: Path, name: str = "garden") -> None:
+        self.script, self.name = script, name
+
+    @steward.hookimpl
+    def register_console_panels(self):
+        return [steward.ConsolePanel(self.name, "Garden", self.script, scope="conversation")]
+
+
+def test_a_plugin_adds_a_console_panel_served_under_the_consoles_policy(tmp_path):
+    script = tmp_path / "garden.js"
+    script.write_text('stewardConsole.panel("garden", (section, { el }) => section.append(el("p", { text: "wet" })));')
+    with serve_host([steward.Plugin("garden", Garden(script))], data_dir=tmp_path / "data") as served:
+        listed = served.client(["invoke"]).get("/api/v1/console/panels").json()["panels"]
+        assert listed == [
+            {"name": "garden", "title": "Garden", "scope": "conversation", "script": "/console/panels/garden.js"}
+        ]
+        served_script = httpx.get(served.base_url + "/console/panels/garden.js")
+        assert served_script.text == script.read_text()
+        assert served_script.headers["content-type"].startswith("text/javascript")
+        assert "script-src 'self'" in served_script.headers["content-security-policy"]
+        assert httpx.get(served.base_url + "/console/panels/lawn.js").status_code == 404
+        assert httpx.get(served.base_url + "/api/v1/console/panels").status_code == 401
+
+
+def test_a_panel_with_a_bad_name_a_missing_script_or_a_taken_name_is_a_load_error(tmp_path):
+    script = tmp_path / "garden.js"
+    script.write_text("")
+    plugins = [
+        steward.Plugin("garden", Garden(script)),
+        steward.Plugin("lawn", Garden(script)),
+        steward.Plugin("shouty", Garden(script, name="Garden!")),
+        steward.Plugin("gone", Garden(tmp_path / "missing.js", name="gone")),
+    ]
+    host = make_host(plugins, data_dir=tmp_path / "data")
+    try:
+        assert list(host.console_panels) == ["garden"]
+        messages = {error.plugin: error.message for error in host.load_errors}
+        (taken,) = [message for message in messages.values() if "already declared" in message]
+        assert "by plugin 'garden'" in taken or "by plugin 'lawn'" in taken
+        assert "lower-case letters" in messages["shouty"]
+        assert "is not a file" in messages["gone"]
+    finally:
+        host.close()

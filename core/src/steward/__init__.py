@@ -35,6 +35,7 @@ from steward.http_client import http_client
 from steward.isolation import IsolatedJobFailed, IsolatedWorkers
 from steward.model import ModelClient, ModelUnavailable
 from steward.outcome import CapabilityError, Outcome, PendingConfirmation, Rejection, Stage, Status
+from steward.panels import ConsolePanel
 from steward.plugins import Plugin
 from steward.policy import PolicyFlag
 from steward.resources import Resources
@@ -75,6 +76,7 @@ __all__ = [
     "Code",
     "Config",
     "ConfigError",
+    "ConsolePanel",
     "CorruptFile",
     "HealthCheck",
     "HealthReport",

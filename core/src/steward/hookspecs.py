@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from steward.codes import OutcomeCode
     from steward.config import Config
     from steward.health import HealthCheck
+    from steward.panels import ConsolePanel
     from steward.policy import PolicyFlag
 
 hookspec = pluggy.HookspecMarker("steward")
@@ -65,6 +66,12 @@ def register_health_checks(config: Config) -> list[HealthCheck]:
 @hookspec
 def register_routes(config: Config) -> list[BaseRoute]:
     """Extra Starlette routes; they are mounted as given, so protect them with ``require_scope``."""
+
+
+@hookspec
+def register_console_panels(config: Config) -> list[ConsolePanel]:
+    """Sections this plugin adds to the household console, each drawn by a script it ships
+    (see :class:`~steward.ConsolePanel`); shown only to a key holding the panel's scope."""
 
 
 @hookspec

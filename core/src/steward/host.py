@@ -34,6 +34,7 @@ from steward.http_client import http_client
 from steward.isolation import IsolatedShare, IsolatedWorkers
 from steward.metrics import Metrics
 from steward.model import ModelClient
+from steward.panels import ConsolePanel
 from steward.plugins import Plugin, PluginInfo, call_each, describe, discover, hooks_of, plugin_manager
 from steward.policy import Policy, PolicyFlag
 from steward.registry import DuplicateCapability, Registered, Registry, register
@@ -125,6 +126,7 @@ class Host:
         self.outcome_codes = self._collect_outcome_codes()
         self.registry = self._collect_capabilities({flag.name for flag in self._flags})
         self.health_checks = self._collect_health_checks()
+        self.console_panels = self._collect_console_panels()
         for error in self.load_errors:
             log.error("plugin %s not fully loaded: %s", error.plugin, error.message)
         if self.config.plugins.strict and self.load_errors:
@@ -373,6 +375,21 @@ class Host:
             for plugin, declared in call_each(self.manager, "register_health_checks", config=self.config)
             for check in self._items(plugin, "register_health_checks", declared, HealthCheck)
         ]
+
+    def _collect_console_panels(self) -> dict[str, ConsolePanel]:
+        panels: dict[str, ConsolePanel] = {}
+        owners: dict[str, str] = {}
+        for plugin, declared in call_each(self.manager, "register_console_panels", config=self.config):
+            for panel in self._items(plugin, "register_console_panels", declared, ConsolePanel):
+                if panel.problems:
+                    self._fail(plugin, f"console panel {panel.name!r}: {'; '.join(panel.problems)}")
+                elif panel.name in panels:
+                    self._fail(
+                        plugin, f"console panel {panel.name!r} is already declared by plugin {owners[panel.name]!r}"
+                    )
+                else:
+                    panels[panel.name], owners[panel.name] = panel, plugin
+        return panels
 
     def _items(self, plugin: str, hook: str, declared: object, kind: type) -> list:
         if isinstance(declared, Exception):

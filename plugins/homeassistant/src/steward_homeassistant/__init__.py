@@ -1,5 +1,7 @@
 """Steward plugin ``homeassistant``: allowlisted state and history from Home Assistant."""
 
+from importlib.resources import files
+
 import click
 import msgspec
 
@@ -48,6 +50,11 @@ def register_capabilities() -> list[steward.Capability]:
 @steward.hookimpl
 def register_routes(config: steward.Config) -> list:
     return routes(config)
+
+
+@steward.hookimpl
+def register_console_panels() -> list[steward.ConsolePanel]:
+    return [steward.ConsolePanel("home-assistant", "Home Assistant", files(__name__) / "console_panel.js")]
 
 
 @steward.hookimpl

@@ -14,6 +14,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from steward.web import json_response, require_scope
+
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -37,6 +39,10 @@ def _asset(name: str) -> Response:
     return Response(body, media_type=ASSETS[name], headers=_HEADERS)
 
 
+def _not_found() -> Response:
+    return Response("not found", status_code=404, media_type="text/plain", headers=_HEADERS)
+
+
 async def console_page(request: Request) -> Response:
     """The household console (no key needed to load it; every API it calls needs one)."""
     return _asset("index.html")
@@ -46,12 +52,33 @@ async def console_asset(request: Request) -> Response:
     """The console's stylesheet and script."""
     name = request.path_params["asset"]
     if name not in ASSETS or name == "index.html":
-        return Response("not found", status_code=404, media_type="text/plain", headers=_HEADERS)
+        return _not_found()
     return _asset(name)
+
+
+async def panel_script(request: Request) -> Response:
+    """A plugin's console panel script (``register_console_panels``), under the console's policy."""
+    panel = request.app.state.host.console_panels.get(request.path_params["name"])
+    if panel is None:
+        return _not_found()
+    return Response(panel.script.read_bytes(), media_type=ASSETS["console.js"], headers=_HEADERS)
+
+
+@require_scope()
+async def list_panels(request: Request) -> Response:
+    """The plugins' console panels: name, title, the scope a key needs, and the script's address."""
+    panels = request.app.state.host.console_panels.values()
+    described = [
+        {"name": panel.name, "title": panel.title, "scope": panel.scope, "script": f"/console/panels/{panel.name}.js"}
+        for panel in panels
+    ]
+    return json_response({"panels": described})
 
 
 def console_routes() -> list[BaseRoute]:
     return [
         Route("/console", console_page, methods=["GET"], include_in_schema=False),
+        Route("/console/panels/{name}.js", panel_script, methods=["GET"], include_in_schema=False),
         Route("/console/{asset}", console_asset, methods=["GET"], include_in_schema=False),
+        Route("/api/v1/console/panels", list_panels, methods=["GET"]),
     ]

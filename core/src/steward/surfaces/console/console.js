@@ -123,7 +123,7 @@ function start() {
     refreshAudit();
     state.timers.push(setInterval(refreshAudit, AUDIT_EVERY_MS));
   }
-  refreshHomeAssistant();
+  loadPanels();
   refreshCapabilities();
 }
 
@@ -336,83 +336,41 @@ async function setFlag(name, box) {
   }
 }
 
-const HA = "/api/v1/conversation/home-assistant";
-let entities = [];
+// plugins' panels (register_console_panels): each script draws into its own section
+const panelDraws = new Map(); // panel name -> its section, until its script registers
 
-async function refreshHomeAssistant() {
-  let settings;
+window.stewardConsole = Object.freeze({
+  api,
+  el,
+  say,
+  panel(name, draw) {
+    const section = panelDraws.get(name);
+    if (!section) return;
+    panelDraws.delete(name);
+    try {
+      draw(section, window.stewardConsole);
+    } catch (error) {
+      say(`The ${name} panel failed: ${error.message}`);
+    }
+  },
+});
+
+async function loadPanels() {
+  let listed;
   try {
-    settings = await api("GET", HA);
+    listed = await api("GET", "/api/v1/console/panels");
   } catch (error) {
-    if (error.status !== 404) say(`Home Assistant settings: ${error.message}`);
+    say(`Cannot list the plugins' panels: ${error.message}`);
     return;
   }
-  $("home-assistant").hidden = false;
-  if (!requireScope("home-assistant", "settings")) return;
-  $("ha-url").value = settings.base_url || "";
-  $("ha-token").value = "";
-  $("ha-token-state").textContent = settings.has_access_token
-    ? "A token is set. It is never shown; type a new one to replace it."
-    : "No token yet.";
-  $("home-assistant").dataset.allowlist = JSON.stringify(settings.allowlisted_entities);
-}
-
-async function saveHomeAssistant(event) {
-  event.preventDefault();
-  const change = { base_url: $("ha-url").value.trim() };
-  const token = $("ha-token").value.trim();
-  if (token) change.access_token = token;
-  try {
-    await api("POST", HA, change);
-    say("Home Assistant settings saved.");
-  } catch (error) {
-    say(`Home Assistant settings not saved: ${error.message}`);
+  for (const panel of listed.panels) {
+    const section = el("section", { id: panel.name, class: "panel", "aria-labelledby": `${panel.name}-title` });
+    section.append(el("h2", { id: `${panel.name}-title`, text: panel.title }), el("p", { class: "scope-missing", hidden: "" }));
+    $("panels").append(section);
+    if (!requireScope(panel.name, panel.scope)) continue;
+    panelDraws.set(panel.name, section);
+    document.head.append(el("script", { src: panel.script }));
   }
-  await refreshHomeAssistant();
-}
-
-async function browseEntities() {
-  $("ha-connection").textContent = "Testing…";
-  try {
-    const found = await api("GET", `${HA}/entities`);
-    $("ha-connection").textContent = `${found.connection.ok ? "Connected" : "Not connected"}: ${found.connection.message}`;
-    entities = found.entities;
-  } catch (error) {
-    $("ha-connection").textContent = `Not connected: ${error.message}`;
-    entities = [];
-  }
-  showEntities();
-}
-
-function showEntities() {
-  const needle = $("ha-search").value.trim().toLowerCase();
-  const list = $("ha-entities");
-  const checked = new Set([...list.querySelectorAll("input:checked")].map((box) => box.value));
-  const shown = new Set([...list.querySelectorAll("input")].map((box) => box.value));
-  list.replaceChildren();
-  for (const entity of entities) {
-    const text = `${entity.entity_id} ${entity.name}`.toLowerCase();
-    if (needle && !text.includes(needle)) continue;
-    const box = el("input", { type: "checkbox", id: `entity-${entity.entity_id}`, value: entity.entity_id });
-    box.checked = shown.has(entity.entity_id) ? checked.has(entity.entity_id) : entity.allowlisted;
-    const label = el("label", { for: box.id }, box, el("span", { text: `${entity.name} (${entity.entity_id}): ${entity.state}` }));
-    list.append(el("li", {}, label));
-  }
-}
-
-async function saveAllowlist() {
-  const chosen = new Set(JSON.parse($("home-assistant").dataset.allowlist || "[]"));
-  for (const box of $("ha-entities").querySelectorAll("input")) {
-    if (box.checked) chosen.add(box.value);
-    else chosen.delete(box.value);
-  }
-  try {
-    await api("POST", HA, { allowlisted_entities: [...chosen].sort() });
-    say(`Allowlist saved: ${chosen.size} entities.`);
-  } catch (error) {
-    say(`Allowlist not saved: ${error.message}`);
-  }
-  await refreshHomeAssistant();
 }
 
 async function refreshCapabilities() {
@@ -473,10 +431,6 @@ document.addEventListener("DOMContentLoaded", () => {
     showMessage("user", text);
     send({ messages: state.history });
   });
-  $("ha-form").addEventListener("submit", saveHomeAssistant);
-  $("ha-test").addEventListener("click", browseEntities);
-  $("ha-search").addEventListener("input", showEntities);
-  $("ha-save-allowlist").addEventListener("click", saveAllowlist);
   if (state.key) signIn(state.key);
   else $("key").focus();
 });
