@@ -19,6 +19,7 @@ from pathlib import Path
 import steward
 import steward.codes
 import steward.hookspecs
+import steward.scripted_model
 import steward.testing
 
 REFERENCE = Path(__file__).with_name("reference.md")
@@ -182,12 +183,13 @@ def _testing_section() -> list[str]:
     for name in steward.testing.__all__:
         member = getattr(steward.testing, name)
         if inspect.isclass(member):
-            out += _class_section(f"steward.testing:{name}", with_signature=True)
+            out += _class_section(f"{member.__module__}:{name}", with_signature=True)
         elif callable(member):
             title = f"### `{name}{_signature(member)}`"
             out += [title, "", _markdown(inspect.getdoc(member) or ""), ""]
         else:
-            out += [f"### `{name}`", "", _markdown(_module_constant_doc(steward.testing, name)), ""]
+            documented = (_module_constant_doc(module, name) for module in (steward.testing, steward.scripted_model))
+            out += [f"### `{name}`", "", _markdown(next(filter(None, documented), "")), ""]
     return out
 
 

@@ -103,6 +103,15 @@ def test_import_steward_does_not_load_the_command_line():
     assert shown == ["False", "True"], "only asking for current_config loads it"
 
 
+def test_the_command_line_and_the_server_never_load_the_testing_helpers():
+    probe = (
+        "import sys, steward.cli, steward.app, steward.scripted_model; "
+        "print(sorted(name for name in sys.modules if name.startswith('steward.testing')))"
+    )
+    shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert shown.strip() == "[]", "steward dev-model's scripted model lives outside steward.testing"
+
+
 PUBLIC_MODULES = {"steward", "steward.testing"}
 
 

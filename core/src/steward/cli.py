@@ -643,7 +643,7 @@ def dev_model(bind_host: str, port: int) -> None:
     """
     import uvicorn
 
-    from steward.testing import ScriptedModel
+    from steward.scripted_model import ScriptedModel
 
     click.echo(f"scripted model on http://{bind_host}:{port}/v1 (set [model] base_url to it)", err=True)
     uvicorn.run(ScriptedModel().app(), host=bind_host, port=port, log_level="warning")
