@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 import steward
+from steward import plugins as steward_plugins
 from steward.cli import add_plugin_commands, cli
 from steward.config import load_config
 from steward.plugins import discover
@@ -319,3 +320,26 @@ def test_one_bad_declaration_never_takes_its_valid_siblings_with_it(tmp_path):
     assert "network 'lan' (valid: 'local' or 'external')" in error.message
     with pytest.raises(steward.InvalidCapability, match="side_effect 'readonly'"):
         steward.Capability("weather.bad", 1, "d", Empty, Empty, "readonly", "local", nothing)
+
+
+def test_mcp_the_console_and_conversation_routes_come_through_the_hooks_a_plugin_uses(tmp_path):
+    """The built-in surfaces are a plugin named ``steward``: not listed among the installed ones,
+    and the app factory adds nothing of theirs by itself."""
+    host = make_host([], data_dir=tmp_path)
+    try:
+        assert host.manager.get_plugin("steward") is not None
+        assert host.plugin_infos() == []
+        by_plugin = {
+            plugin: [route.path for route in routes]
+            for plugin, routes in steward_plugins.call_each(host.manager, "register_routes", config=host.config)
+        }
+        assert {"/mcp", "/api/v1/conversation/message", "/console", "/console/panels/{name}.js"} <= set(
+            by_plugin["steward"]
+        )
+        host.manager.unregister(name="steward")
+        paths = {getattr(route, "path", None) for route in steward.create_app(host).routes}
+        assert "/mcp" not in paths
+        assert "/console" not in paths
+        assert "/api/v1/capabilities/{name}/invoke" in paths
+    finally:
+        host.close()

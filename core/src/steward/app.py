@@ -19,7 +19,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from steward.auth import KeysUnavailable
@@ -27,27 +27,13 @@ from steward.bodies import ApiError
 from steward.codes import Code
 from steward.health import LoadError
 from steward.host import Host
-from steward.mcp.http import McpEndpoint
 from steward.plugins import call_each, describe
 from steward.state import StateUnavailable
-from steward.surfaces.console import console_routes
 from steward.surfaces.gate import CallerGate
 from steward.surfaces.rest import rest_routes
 from steward.web import error_response, host_of
 
 log = logging.getLogger("steward.app")
-
-
-def core_routes(host: Host, gate: CallerGate) -> list[BaseRoute]:
-    """The core's routes: REST first (the invoke route is the busiest), then MCP and the console.
-
-    MCP's wire format is the MCP specification's, not this API's (docs/mcp.md).
-    """
-    return [
-        *rest_routes(host, gate),
-        Route("/mcp", McpEndpoint(host, gate), methods=["GET", "POST", "DELETE"], include_in_schema=False),
-        *console_routes(),
-    ]
 
 
 async def _http_error(request: Request, error: Exception) -> Response:
@@ -120,7 +106,7 @@ class _CountRequests:
 def create_app(host: Host) -> Starlette:
     """The ASGI app for ``host``: core routes, then every plugin's ``register_routes``."""
     gate = CallerGate(host)
-    routes = core_routes(host, gate)
+    routes = rest_routes(host, gate)
     for plugin, declared in call_each(host.manager, "register_routes", config=host.config):
         if isinstance(declared, Exception):
             host.load_errors.append(LoadError(plugin=plugin, message=f"register_routes raised {describe(declared)}"))

@@ -40,6 +40,7 @@ from steward.policy import Policy, PolicyFlag
 from steward.registry import DuplicateCapability, Registered, Registry, register
 from steward.resources import Resources
 from steward.state import Clock, RedisState, ShelfLimits, StateStore, StateUnavailable, open_backend, redact
+from steward.surfaces.builtin import BUILTIN
 
 log = logging.getLogger("steward")
 
@@ -120,6 +121,7 @@ class Host:
             self.load_errors += errors
         self.manager, errors = plugin_manager(plugins)
         self.load_errors += errors
+        self.manager.register(BUILTIN, name="steward")
         self.plugins = [plugin for plugin in plugins if self.manager.is_registered(plugin.module)]
         self._decode_settings()
         self._flags = self._collect_flags()

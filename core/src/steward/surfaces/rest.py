@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from starlette.requests import Request
@@ -23,10 +22,8 @@ from steward.auth import KeysUnavailable, Principal
 from steward.bodies import ApiError, decode_body, receive_body
 from steward.capability import Surface
 from steward.codes import Code
-from steward.confirmation import InvalidConfirmation, TooManyPending, Waiting, confirmation_reference, token_digest
-from steward.conversation import ChatMessage
+from steward.confirmation import Waiting, confirmation_reference, token_digest
 from steward.files import CorruptFile
-from steward.host import Host
 from steward.metrics import CONTENT_TYPE
 from steward.model import ModelUnavailable
 from steward.openapi import INVOKE_BODY, openapi_document, openapi_operation
@@ -36,6 +33,9 @@ from steward.surfaces.gate import CallerGate
 from steward.surfaces.outcomes import error_of, rest_body
 from steward.surfaces.views import rest_capabilities
 from steward.web import Endpoint, gate_of, host_of, json_response, read_json, require_scope
+
+if TYPE_CHECKING:
+    from steward.host import Host
 
 
 class ConfirmationAnswer(msgspec.Struct, forbid_unknown_fields=True):
@@ -142,45 +142,6 @@ class InvokeEndpoint:
         return await host.executor.invoke(
             name, bytes(body.arguments), caller=principal, surface=Surface.INVOKE, version=body.version
         )
-
-
-class ConversationRequest(msgspec.Struct, forbid_unknown_fields=True):
-    messages: list[ChatMessage] = []
-    confirmation: ConfirmationAnswer | None = None
-
-
-@require_scope("conversation")
-@openapi_operation(body=ConversationRequest)
-async def conversation_message(request: Request) -> Response:
-    """A conversation turn: the visible history, or a person's answer to a pending confirmation."""
-    host = host_of(request)
-    body = await read_json(request, ConversationRequest)
-    if bool(body.messages) == (body.confirmation is not None):
-        raise ApiError(Code.INVALID_REQUEST, 'send either "messages" or "confirmation", not both or neither')
-    if body.messages and body.messages[-1].role != "user":
-        raise ApiError(Code.INVALID_REQUEST, "the last message must be the user's")
-    principal = request.state.principal
-    started = time.perf_counter()
-    try:
-        with gate_of(request).admitted():
-            if body.confirmation is not None:
-                answer = body.confirmation
-                resumed = await host.conversation.resume(answer.confirmation_id, answer.approve, principal)
-                if resumed is None:
-                    raise InvalidConfirmation("unknown or already used confirmation token")
-                reply, model_seconds = resumed
-            else:
-                reply, model_seconds = await host.conversation.start(body.messages, principal)
-    except ModelUnavailable as error:
-        raise ApiError(Code.MODEL_UNAVAILABLE, str(error)) from None
-    except InvalidConfirmation as error:
-        raise ApiError(Code.INVALID_CONFIRMATION, str(error)) from None
-    except TooManyPending as error:
-        raise ApiError(Code.TOO_MANY_PENDING, str(error)) from None
-    own_seconds = time.perf_counter() - started - model_seconds
-    response = json_response(reply)
-    response.headers["Server-Timing"] = f"model;dur={model_seconds * 1000:.3f}, steward;dur={own_seconds * 1000:.3f}"
-    return response
 
 
 @require_scope()
@@ -357,7 +318,6 @@ def rest_routes(host: Host, gate: CallerGate) -> list[BaseRoute]:
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/api/v1/plugins", list_plugins, methods=["GET"]),
         Route("/api/v1/capabilities", list_capabilities, methods=["GET"]),
-        Route("/api/v1/conversation/message", conversation_message, methods=["POST"]),
         Route("/api/v1/conversation/policy", get_policy, methods=["GET"]),
         Route("/api/v1/conversation/policy", _described_set_policy(host), methods=["POST"]),
         Route("/api/v1/whoami", whoami, methods=["GET"]),
