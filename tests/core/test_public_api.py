@@ -1,6 +1,7 @@
 """The documented plugin API is the real one: names, hooks, and examples that run."""
 
 import ast
+import importlib
 import inspect
 import re
 import subprocess
@@ -98,9 +99,16 @@ def test_capability_example_without_its_flag_is_reported(tmp_path):
 
 
 def test_import_steward_does_not_load_the_command_line():
-    probe = "import sys, steward; print('steward.cli' in sys.modules); steward.current_config; print('steward.cli' in sys.modules)"
+    probe = "import sys, steward; print('steward.commands' in sys.modules); steward.current_config; print('steward.commands' in sys.modules)"
     shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
     assert shown == ["False", "True"], "only asking for current_config loads it"
+
+
+@pytest.mark.parametrize("module", ["steward.web", "steward.commands"])
+def test_the_audience_modules_offer_only_documented_names(module):
+    """What a route or command author imports from these, docs/plugins.md names."""
+    for name in importlib.import_module(module).__all__:
+        assert f"`{name}`" in DOC, f"{module}.{name} is not documented"
 
 
 def test_the_command_line_and_the_server_never_load_the_testing_helpers():
@@ -112,7 +120,7 @@ def test_the_command_line_and_the_server_never_load_the_testing_helpers():
     assert shown.strip() == "[]", "steward dev-model's scripted model lives outside steward.testing"
 
 
-PUBLIC_MODULES = {"steward", "steward.testing"}
+PUBLIC_MODULES = {"steward", "steward.testing", "steward.web", "steward.commands"}
 
 
 @pytest.mark.parametrize(

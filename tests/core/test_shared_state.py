@@ -11,7 +11,13 @@ from sample_plugin import SamplePlugin
 
 import steward
 from steward.auth import KeyStoreError, RedisKeyStore
-from steward.confirmation import ConfirmationRequest, ConfirmationStore, InvalidConfirmation, TooManyPending
+from steward.confirmation import (
+    ConfirmationRequest,
+    ConfirmationStore,
+    InvalidConfirmation,
+    TooManyPending,
+    token_digest,
+)
 from steward.conversation import PausedTurn, PausedTurns
 from steward.state import MemoryBackend, MemoryStore, Namespaced, RedisState, ShelfLimits, StateUnavailable, redact
 from steward.testing import Rule, ScriptedModel, make_host, serve_app, serve_host
@@ -62,7 +68,7 @@ async def test_fifty_concurrent_approvals_over_two_hosts_spend_one_token_once(ba
 
         async def approve(index, token=token):
             try:
-                await hosts[index % 2].consume(token, lambda _: True)
+                await hosts[index % 2].consume(token_digest(token), lambda _: True)
             except InvalidConfirmation:
                 return False
             return True
@@ -75,11 +81,11 @@ async def test_a_foreign_answer_does_not_spend_the_token(backends):
     store, _ = confirmation_stores(backends)
     token = await store.issue(request("fleet"))
     with pytest.raises(InvalidConfirmation):
-        await store.consume(token, lambda kept: kept.caller == "intruder")
-    consumed = await store.consume(token, lambda kept: kept.caller == "fleet")
+        await store.consume(token_digest(token), lambda kept: kept.caller == "intruder")
+    consumed = await store.consume(token_digest(token), lambda kept: kept.caller == "fleet")
     assert (consumed.request, consumed.expired) == (request("fleet"), False)
     with pytest.raises(InvalidConfirmation):
-        await store.consume(token, lambda _: True)
+        await store.consume(token_digest(token), lambda _: True)
 
 
 async def test_expiry_is_truthful_through_the_grace_period_then_the_token_is_forgotten(backends):
@@ -88,10 +94,10 @@ async def test_expiry_is_truthful_through_the_grace_period_then_the_token_is_for
     assert [item.request for item in await other.pending()] == [request(), request()]
     await asyncio.sleep(0.45)
     assert await other.pending() == [], "an expired confirmation is no longer listed"
-    assert (await store.consume(late, lambda _: True)).expired is True
+    assert (await store.consume(token_digest(late), lambda _: True)).expired is True
     await asyncio.sleep(0.6)
     with pytest.raises(InvalidConfirmation):
-        await store.consume(forgotten, lambda _: True)
+        await store.consume(token_digest(forgotten), lambda _: True)
 
 
 async def test_pending_caps_count_every_host(backends):
@@ -103,11 +109,11 @@ async def test_pending_caps_count_every_host(backends):
     await second.issue(request("other"))
     with pytest.raises(TooManyPending, match="3 confirmations are waiting"):
         await second.issue(request("third"))
-    await second.consume(token, lambda _: True)
+    await second.consume(token_digest(token), lambda _: True)
     await first.issue(request("fleet"))
 
 
-def paused(caller="fleet", text="hello"):
+def paused(caller="name:fleet", text="hello"):
     return PausedTurn(
         caller=caller,
         messages=[{"role": "user", "content": text}],
@@ -123,18 +129,19 @@ def paused(caller="fleet", text="hello"):
 
 async def test_a_paused_turn_is_taken_once_by_whichever_host_asks(backends):
     first, second = paused_turn_stores(backends, max_per_caller=2)
-    await first.put("token-1", paused())
-    assert await second.take("token-1", lambda turn: turn.caller == "intruder") is None
-    taken = await asyncio.gather(*(store.take("token-1", lambda _: True) for store in (first, second) * 10))
+    await first.put("turn-1", paused())
+    assert await second.take("turn-1", steward.Principal("intruder", frozenset())) is None
+    fleet = steward.Principal("fleet", frozenset())
+    taken = await asyncio.gather(*(store.take("turn-1", fleet) for store in (first, second) * 10))
     assert [turn for turn in taken if turn is not None] == [paused()]
-    await first.put("token-2", paused())
-    await second.put("token-3", paused())
+    await first.put("turn-2", paused())
+    await second.put("turn-3", paused())
     with pytest.raises(TooManyPending, match="this key has 2"):
-        await first.put("token-4", paused())
+        await first.put("turn-4", paused())
     small, _ = paused_turn_stores(backends, name="small-turns", max_bytes=400)
-    await small.put("token-5", paused("someone"))
+    await small.put("turn-5", paused("someone"))
     with pytest.raises(TooManyPending, match="too many paused"):
-        await small.put("token-6", paused("someone", "x" * 400))
+        await small.put("turn-6", paused("someone", "x" * 400))
 
 
 @pytest.fixture(params=["memory", "redis"])

@@ -58,7 +58,7 @@ from steward.web import (
 def __getattr__(name: str) -> object:
     """``current_config`` lives with the command line, which ``import steward`` does not load."""
     if name == "current_config":
-        from steward.cli import current_config
+        from steward.commands import current_config
 
         return current_config
     raise AttributeError(f"module 'steward' has no attribute {name!r}")

@@ -143,9 +143,7 @@ def require_scope(*scopes: str) -> Callable[[Endpoint], Endpoint]:
 
 __all__ = [
     "ApiError",
-    "Endpoint",
     "authenticate",
-    "error_response",
     "invoke_capability",
     "json_response",
     "openapi_operation",
