@@ -263,16 +263,7 @@ def _html(
     else:
         cleaning.clean(content, article=article)
     if main_content_only:
-        cleaning.drop_menus(content)
-        cleaning.drop_controls(content)
-        cleaning.drop_line_numbers(content)
-        cleaning.drop_placeholders(content)
-        cleaning.drop_credits(content)
-        cleaning.drop_teasers(content, article=article)
-        cleaning.drop_repeated_labels(content)
-        cleaning.drop_second_copies(content)
-        cleaning.drop_before_title(content)
-        cleaning.drop_closing_labels(content)
+        cleaning.tidy(content, article=article)
         content = linked_data.unrendered_body(items, content) or content
     _drop_title_heading(content, metadata.get("title", ""))
     markdown = Renderer(base, markdown=True).render(content)

@@ -1,0 +1,460 @@
+"""Inside the chosen block: the link lists, rails, bylines, ranks and headings that sit in the
+block holding the main content, told apart from the content by what the block's own parts say."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from xml.etree.ElementTree import Element
+
+from steward_websearch.extraction.blocks import (
+    FAMILY_CHARS,
+    PROSE_SHARE,
+    RECORDS,
+    TITLES,
+    Kind,
+    holds_the_page,
+    is_dated,
+    is_prose,
+    record_kind,
+    worthy_paragraph,
+)
+from steward_websearch.extraction.boilerplate import FAMILY_SHARE, drop_unmarked_captions
+from steward_websearch.extraction.roles import NEGATIVE, NO_WORDS, SIGNATURES, class_weight, class_words, is_icon
+from steward_websearch.extraction.tree import (
+    Measures,
+    ancestors,
+    enclosing,
+    holds,
+    outside_code,
+    paragraph_text,
+    remove_each,
+)
+from steward_websearch.extraction.vocabulary import CODE, HEADINGS, LISTS
+
+
+def clean(content: Element, *, article: bool) -> None:
+    """Drop the furniture inside the block chosen as the main content: link lists, share bars,
+    galleries, rails (``_looks_like_boilerplate``), a poster's rank and, in an article, its byline
+    (``is_posters_rank``, ``_is_byline``), and headings that are links away (``_heads_prose``
+    keeps one that heads written paragraphs).
+
+    What a block's parts say decides, and what the page is tempers it: unless the page declares
+    itself an ``article`` or reads as one (``PROSE_SHARE`` of paragraphs), class words such as
+    ``media`` or ``tags`` name sections of the content, not furniture; the entries of a listing
+    stay whole (``_listed``), and so do a record's date and author (``_a_records_date``,
+    ``_a_records_author``). Content that reads as an article without declaring itself one loses
+    its captions too (``drop_unmarked_captions``, at most ``CAPTIONS_SHARE`` of it). Lines of code
+    are never looked at.
+    """
+    measures = Measures(content)
+    total = measures.chars.get(content, 0)
+    reads_as_article = article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * total
+    if reads_as_article and not article and drop_unmarked_captions(content, measures, at_most=CAPTIONS_SHARE):
+        measures = Measures(content)
+        total = measures.chars.get(content, 0)
+    negative = NEGATIVE - _building_blocks(content, measures)
+    alike = _siblings_alike(content, measures)
+    records = _records(alike)
+    listed = _listed(alike, measures, total, at_least=LISTING_ENTRIES if reads_as_article else 0)
+    boilerplate: list[Element] = []
+    for element in outside_code(content):
+        if element.tag not in CLEANED or element is content or measures.parent.get(element) is content:
+            continue
+        if holds_the_page(element, measures, total) or element in listed:
+            continue
+        if _looks_like_boilerplate(element, measures, article=reads_as_article, negative=negative, records=records):
+            boilerplate.append(element)
+            announcement = _announcement(element, measures) if element.tag in LISTS else None
+            if announcement is not None and _points_elsewhere(announcement, measures):
+                boilerplate.append(announcement)
+    remove_each(boilerplate, measures)
+    measures.forget_siblings()
+    remove_each(
+        (
+            element
+            for element in content.iter()
+            if is_posters_rank(element, measures) or (reads_as_article and _is_byline(element, measures, records))
+        ),
+        measures,
+    )
+    remove_each(
+        (
+            heading
+            for heading in content.iter()
+            if heading.tag in HEADINGS
+            and (
+                class_weight(heading, negative) < 0
+                or (
+                    _share_linking_away(heading, measures) > 0.33
+                    and measures.parent[heading].tag != "li"
+                    and not _a_records_author(heading, records, measures)
+                    and not _heads_prose(heading, measures)
+                )
+            )
+        ),
+        measures,
+    )
+
+
+CLEANED = ("div", "section", "ul", "ol", "table", "figure", "header", "dl")
+
+
+CAPTIONS_SHARE = 0.1
+"""In content that reads as an article without declaring itself one, captions are dropped when
+together they say at most this share of it: a shop's tiles of copy named ``caption`` say most."""
+
+
+LIST_ITEM: Kind = ("li", "")
+"""The kind of a list item without a class: the items of one list are alike, classed or not."""
+
+
+def _siblings_alike(content: Element, measures: Measures) -> list[tuple[Element, Kind, list[Element]]]:
+    """Each group of ``RECORDS`` or more siblings alike in the content, as (parent, kind, members).
+
+    Siblings are alike when they have one kind (``record_kind``: tag and first class; or
+    ``LIST_ITEM``); members say something (empty ones are left out). One walk serves both readings
+    of the groups in ``clean``: the records a date belongs to, and a listing's entries.
+    """
+    found: list[tuple[Element, Kind, list[Element]]] = []
+    for parent in outside_code(content):
+        groups: dict[Kind, list[Element]] = {}
+        for child in parent:
+            kind = record_kind(child) or (LIST_ITEM if child.tag == "li" else None)
+            if kind is not None and measures.chars.get(child, 0):
+                groups.setdefault(kind, []).append(child)
+        found.extend((parent, kind, members) for kind, members in groups.items() if len(members) >= RECORDS)
+    return found
+
+
+def _records(alike: list[tuple[Element, Kind, list[Element]]]) -> set[Element]:
+    """The records of the content, as ``_thread`` reads them: every child of a parent whose kind
+    has ``RECORDS`` or more members there, empty ones included (a post's empty wrapper is still
+    the post's)."""
+    return {child for parent, kind, _ in alike if kind != LIST_ITEM for child in parent if record_kind(child) == kind}
+
+
+def _listed(
+    alike: list[tuple[Element, Kind, list[Element]]], measures: Measures, total: int, *, at_least: int = 0
+) -> set[Element]:
+    """The entries of a listing that is the content, and everything inside them.
+
+    A collection page's cards (a title that links to the product, a price, a count of reviews)
+    are mostly links, and as blocks of links ``clean`` would drop them one by one; yet they are
+    what the page lists. Entries are siblings alike (``_siblings_alike``: records, or items of one
+    list, classed or not) that together hold ``LISTING_SHARE`` of the content (``total``
+    characters) and are short, under ``FAMILY_CHARS`` each on average: posts of a thread are
+    records too, and inside a post the short labels ("#3", "Joined") still go. ``at_least``
+    entries, when the content reads as an article: a few cards beside a story are a rail.
+    """
+    found: set[Element] = set()
+    for _, _, entries in alike:
+        chars = sum(measures.chars.get(entry, 0) for entry in entries)
+        if len(entries) >= at_least and chars >= LISTING_SHARE * total and chars < FAMILY_CHARS * len(entries):
+            for entry in entries:
+                found.update(entry.iter())
+    return found
+
+
+LISTING_SHARE = 0.5
+
+
+LISTING_ENTRIES = 10
+
+
+def _a_records_date(element: Element, records: set[Element], measures: Measures) -> bool:
+    """A short block inside a record that gives a date: a post's "Posted Jan 5, 2024", a field of it."""
+    return is_dated(element) and _in_a_record(element, records, measures)
+
+
+def _a_records_author(element: Element, records: set[Element], measures: Measures) -> bool:
+    """A short block inside a record whose links all lead to members' profiles: a post's author
+    (XenForo's ``/members/ada.12/``, Discourse's ``/u/ada``, phpBB's ``memberlist.php?mode=viewprofile``).
+
+    A thread keeps each post's author as it keeps its date (``_a_records_date``); the name is a
+    link, and a block of little more than a link reads as a link list without this."""
+    if not records or measures.chars.get(element, 0) > POSTER_CHARS:
+        return False
+    targets = [anchor.get("href") or "" for anchor in element.iter("a") if measures.chars.get(anchor, 0)]
+    return (
+        bool(targets) and all(PROFILE.search(target) for target in targets) and _in_a_record(element, records, measures)
+    )
+
+
+def _in_a_record(element: Element, records: set[Element], measures: Measures) -> bool:
+    return bool(records) and any(node in records for node in ancestors(element, measures))
+
+
+POSTER_CHARS = 200
+
+
+PROFILE = re.compile(
+    r"/(?:members?|u|users?|profiles?|authors?)/[^/?#]+|member\.php\?|memberlist\.php\?mode=viewprofile"
+    r"|[?&](?:u|userid|showuser)=\d",
+    re.IGNORECASE,
+)
+
+
+def _looks_like_boilerplate(
+    element: Element, measures: Measures, *, article: bool, negative: frozenset[str], records: set[Element]
+) -> bool:
+    """A block of the chosen content that is furniture: its class says so (in an article), or its
+    links outweigh its words, or it is a gallery, or a scrap.
+
+    Pictures with little text between them are a gallery, unless they hold the page's title (or,
+    where the content does not read as an article, a heading: a product's headed section among
+    its pictures). A block under 25 characters is a scrap, but not a list of two or more items
+    without links (a product's facts: "1.7 l", "Steel"), a short sentence (``_a_short_sentence``:
+    "Added in version 3.7.") or a record's date. A list the text announces with a colon
+    (``_introduced``) or that says something about each link (``_annotated``) is the text's.
+    """
+    weight = class_weight(element, negative)
+    if article and weight < 0 and not is_prose(element, measures):
+        return True
+    if _a_records_author(element, records, measures) or _wraps_a_signature(element, measures):
+        return False
+    text = paragraph_text(element)
+    if text.count(",") >= 10:
+        return False
+    paragraphs = sum(1 for e in element.iter("p"))
+    images = sum(1 for e in element.iter("img") if not is_icon(e))
+    items = sum(1 for e in element.iter("li")) - 100
+    density = measures.link_density(element)
+    length = len(text)
+    if (
+        images > 1
+        and paragraphs / images < 0.5
+        and length < GALLERY_CHARS_PER_IMAGE * images
+        and not holds(element, TITLES if article else TITLES | HEADINGS)
+    ):
+        return True
+    if element.tag not in ("ul", "ol") and items > paragraphs:
+        return True
+    written_link = _a_written_link(element, measures)
+    if (
+        length < 25
+        and not _a_short_sentence(element, text)
+        and not _a_records_date(element, records, measures)
+        and (images == 0 or images > 2)
+        and element.tag not in ("table", "dl")
+        and not holds(element, CODE | HEADINGS)
+        and not written_link
+        and not (element.tag in LISTS and not measures.link_chars.get(element, 0) and len(element) >= 2)
+    ):
+        return True
+    if element.tag in LISTS and (_annotated(element, measures) or _introduced(element, measures)):
+        return False
+    if weight < 25 and density > 0.33 and not written_link:
+        return True
+    return weight >= 25 and density > 0.5
+
+
+GALLERY_CHARS_PER_IMAGE = 200
+
+
+def _a_short_sentence(element: Element, text: str) -> bool:
+    """A block that is one paragraph of three words or more ending with a full stop: written, however
+    short (a reference's "Added in version 3.7.", a product's "Miles of motivation."); a label
+    ("Copy link", "Back to top") is no sentence."""
+    return len(element) == 1 and element[0].tag == "p" and len(text.split()) >= 3 and text.endswith(".")
+
+
+def _wraps_a_signature(element: Element, measures: Measures) -> bool:
+    """A block that is mostly a heading named for the code it holds (``SIGNATURES``): rustdoc's
+    ``section.method`` around each function's ``h4.code-header``. Its links are the signature's
+    types (``FnOnce``, ``bool``) and the version's tracking issue, not a list of other pages."""
+    chars = measures.chars.get(element, 0)
+    return any(
+        class_words(heading) & SIGNATURES and measures.chars.get(heading, 0) * 2 >= chars
+        for tag in HEADINGS
+        for heading in element.iter(tag)
+    )
+
+
+def _a_written_link(element: Element, measures: Measures) -> bool:
+    """A block whose one link sits in a paragraph: a reference the author wrote, not a list of links."""
+    anchors = list(element.iter("a"))
+    return len(anchors) == 1 and enclosing(anchors[0], "p", measures, within=element) is not None
+
+
+def _annotated(items: Element, measures: Measures) -> bool:
+    """A list whose items say something of their own beside their links: references, a reading list.
+
+    "Arbor Day Foundation – information about climate change and planting trees", "[Barak-Steurer]
+    graduate course on sum-of-squares", a wiki's "Tuning PostgreSQL by Frank Wiles": a writer's list
+    of sources, each link annotated. A menu's items are their links and nothing else. Annotated is
+    half the items holding ``ANNOTATION_CHARS`` or more characters outside their links: an author's
+    name is enough.
+    """
+    entries = [item for item in items if item.tag == "li" and measures.chars.get(item, 0)]
+    annotated = sum(
+        1 for item in entries if measures.chars.get(item, 0) - measures.link_chars.get(item, 0) >= ANNOTATION_CHARS
+    )
+    return bool(entries) and annotated * 2 >= len(entries)
+
+
+ANNOTATION_CHARS = 10
+
+
+def _introduced(items: Element, measures: Measures) -> bool:
+    """A list the text before it announces with a colon: "Top expert recommendations:", "You'll need:".
+
+    The sentence makes the list part of what it says, links or not; a rail's label ("Related
+    stories:", "Read more:") announces other pages and is no introduction.
+    """
+    announcement = _announcement(items, measures)
+    return announcement is not None and not POINTS_ELSEWHERE.search(paragraph_text(announcement))
+
+
+def _announcement(items: Element, measures: Measures) -> Element | None:
+    """The unlinked paragraph or heading right before ``items`` that ends with a colon, if any."""
+    before = measures.previous(items)
+    if before is None or not (before.tag == "p" or before.tag in HEADINGS) or measures.link_density(before) > 0:
+        return None
+    return before if paragraph_text(before).endswith(":") else None
+
+
+def _points_elsewhere(announcement: Element, measures: Measures) -> bool:
+    """A short line pointing to other pages ("If you liked this post you might also like:"): it goes
+    with the link list it announces. A paragraph that says more than that is the text's."""
+    return measures.chars.get(announcement, 0) <= ANNOUNCEMENT_CHARS and bool(
+        POINTS_ELSEWHERE.search(paragraph_text(announcement))
+    )
+
+
+ANNOUNCEMENT_CHARS = 100
+
+
+RAIL_POINTERS = (
+    r"you (?:may|might) also like|don'?t miss|more (?:stories|news|from [\w .]+|like this|topics from [\w .]+)"
+    r"|(?:related|similar)(?: stories| articles| posts| coverage| content| reading| threads| topics| questions"
+    r"| discussions)?|read (?:more|next|also)|see also|also read"
+    r"|recommended(?: for you| stories| reading)?|further reading"
+    r"|(?:customers|others)(?: who bought this(?: item)?)? also (?:bought|viewed|liked)|frequently bought together"
+    r"|(?:related|similar) (?:products|items)|complete the look|pairs well with|shop similar",
+    r"das könnte (?:sie|dich) (?:auch )?interessieren|(?:ähnliche|verwandte|weitere) (?:beiträge|artikel"
+    r"|themen|themenbereiche|nachrichten)|mehr (?:zum thema|zu [\w .]+|aus [\w .]+)|(?:zum )?weiterlesen"
+    r"|lesen sie (?:auch|mehr)|auch (?:interessant|lesen)|schon gelesen|mehr themen|kunden kauften auch"
+    r"|das könnte (?:ihnen|dir) auch gefallen|ähnliche produkte|passend dazu|wird oft zusammen gekauft",
+    r"vous aimerez aussi|(?:à )?lire aussi|à lire également|voir aussi|dans la même rubrique|sur le même sujet"
+    r"|articles? (?:similaires|liés|connexes)|produits similaires|ils vont bien ensemble"
+    r"|pour compléter votre achat",
+    r"(?:también )?te puede (?:interesar|gustar)|(?:noticias|artículos|productos) relacionad[oa]s|lee también"
+    r"|productos similares|los clientes también (?:compraron|vieron)",
+    r"potrebbe (?:interessarti|piacerti anche)|(?:articoli|prodotti) correlati|leggi anche",
+    r"leia também|veja também|(?:notícias|artigos|produtos) relacionad[oa]s|você também pode gostar",
+    r"lees ook|gerelateerde artikelen|vergelijkbare producten",
+    r"(?:czytaj|zobacz) (?:też|także|również)|polecane|podobne produkty|klienci kupili (?:też|również)",
+)
+"""What heads a rail of other pages like this one (stories, products), in English, German, French,
+Spanish, Italian, Portuguese, Dutch and Polish: on any page, never what the page itself lists."""
+RAIL_SECTIONS = (
+    r"most (?:read|popular)|popular on [\w .]+|trending(?: now)?|up next|(?:latest|recent) (?:news|posts|articles"
+    r"|stories)",
+    r"neueste (?:beiträge|artikel|themen|nachrichten)|meistgelesen|viel gelesen(?: in [\w .]+)?",
+    r"les plus lus|derni(?:ers|ères) (?:articles|actualités|nouvelles)",
+    r"lo más leído|últimas noticias|artículos recientes",
+    r"i più letti|ultime notizie|articoli recenti",
+    r"mais lidas|últimas notícias",
+    r"laatste nieuws",
+    r"najczęściej czytane|najnowsze (?:artykuły|wiadomości)",
+)
+"""What heads a section of a site's newest or most read pages: a rail beside a story, but on a
+home page or a listing what the page lists."""
+RAIL_LABELS = RAIL_POINTERS + RAIL_SECTIONS
+
+
+POINTS_ELSEWHERE = re.compile(
+    r"\b(?:" + "|".join((*RAIL_LABELS, r"more|más|mehr|plus d[e']|meer|więcej")) + r")\b", re.IGNORECASE
+)
+"""What a sentence pointing to other pages says: a rail's label anywhere in it ("If you liked this
+post you might also like:"), or "more" ("Learn more in our plumbing series:", "MÁS INFORMACIÓN:")."""
+
+
+def is_posters_rank(element: Element, measures: Measures) -> bool:
+    """The rank a forum gives a poster ("New Head-Fier", "Junior Guru Wannabe", "Gold Member"):
+    XenForo's ``userTitle``, vBulletin's ``usertitle``, phpBB's ``profile-rank``, Discourse's
+    ``user-title``. The forum's label of the poster, not what the poster wrote."""
+    words = class_words(element)
+    ranked = bool(words & RANKS) or (bool(words & {"title", "rank"}) and bool(words & POSTERS))
+    return ranked and 0 < measures.chars.get(element, 0) <= RANK_CHARS
+
+
+RANKS = frozenset({"usertitle", "userrank"})
+
+
+POSTERS = frozenset({"user", "profile", "author", "member"})
+
+
+RANK_CHARS = 60
+
+
+BYLINES = frozenset({"byline", "dateline", "timestamp"})
+
+
+BYLINE_CHARS = 200
+
+
+def _is_byline(element: Element, measures: Measures, records: set[Element]) -> bool:
+    """A byline, a timestamp line or the box about the author: an article's metadata, not its text."""
+    words = class_words(element)
+    if words & BYLINES:
+        return measures.chars.get(element, 0) <= BYLINE_CHARS
+    return (
+        "author" in words
+        and bool(words & AUTHOR_BOX)
+        and element not in records
+        and measures.chars.get(element, 0) <= AUTHOR_BOX_CHARS
+    )
+
+
+AUTHOR_BOX = frozenset({"box", "bio", "description", "info", "about", "profile", "card"})
+
+
+AUTHOR_BOX_CHARS = 1000
+
+
+def _building_blocks(content: Element, measures: Measures) -> frozenset[str]:
+    """Negative class words that label ``FAMILY_SHARE`` of the content: what it is built of, not boilerplate.
+
+    Page builders name every block of a page alike (Elementor's ``elementor-widget-container``):
+    a word on most of the content says nothing about any one block.
+    """
+    held: Counter[str] = Counter()
+    for element in outside_code(content):
+        words = class_words(element) & NEGATIVE
+        if words:
+            parent = measures.parent.get(element)
+            for word in words - (class_words(parent) if parent is not None else NO_WORDS):
+                held[word] += measures.chars.get(element, 0)
+    total = measures.chars.get(content, 0)
+    return frozenset(word for word, chars in held.items() if chars >= FAMILY_SHARE * total)
+
+
+def _heads_prose(heading: Element, measures: Measures) -> bool:
+    """Whether written paragraphs follow ``heading``: the next block is one, or opens with one.
+
+    A listicle's sections are headed by links to what each one is about ("1. Harvard Business
+    School" links to the school); a rail's teaser headings are followed by another teaser, a
+    date, a picture.
+    """
+    after = measures.following(heading)
+    if after is None:
+        return False
+    return worthy_paragraph(after, measures) or (len(after) > 0 and worthy_paragraph(after[0], measures))
+
+
+def _share_linking_away(element: Element, measures: Measures) -> float:
+    """Like ``Measures.link_density``, but a link to a place on the same page (``#…``) does not count."""
+    chars = measures.chars.get(element, 0)
+    if not chars:
+        return 0.0
+    away = sum(measures.chars.get(anchor, 0) for anchor in element.iter("a") if leads_away(anchor))
+    return away / chars
+
+
+def leads_away(anchor: Element) -> bool:
+    """Whether a link leads to another page: an ``href`` that is not a place on this one (``#…``).
+    An anchor without one leads nowhere (a script's button, a named place)."""
+    href = (anchor.get("href") or "").strip()
+    return bool(href) and not href.startswith("#")

@@ -1,0 +1,218 @@
+"""Furniture passes: menus, credits, controls, line numbers and placeholders that no reader came for."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from xml.etree.ElementTree import Element
+
+from steward_websearch.extraction.roles import class_words
+from steward_websearch.extraction.tree import (
+    Measures,
+    drop_where,
+    paragraph_text,
+    remove_each,
+    text_start,
+)
+from steward_websearch.extraction.vocabulary import BLOCKS, INLINE, LISTS
+
+
+def drop_menus(content: Element, *, article: bool) -> None:
+    """Drop menus: a list of links whose items hold lists of links, a site's sections and their pages.
+
+    Navigation not marked as such (a hero's "choose a service" dropdown, a mega menu in plain
+    ``ul``) sits in the content of pages read whole, by their sections, where ``clean`` does not
+    look. A list nested in a list, both links (``NESTED_MENU_LINK_SHARE`` of the outer list's
+    text), is a map of the site; a reading list nests what it says about each link, and stays.
+    """
+    if not any(_nests_a_list(items) for tag in LISTS for items in content.iter(tag)):
+        return
+    measures = Measures(content)
+
+    def menu(child: Element, tag: str) -> bool:
+        return tag in LISTS and measures.link_density(child) >= NESTED_MENU_LINK_SHARE and _nests_a_list(child)
+
+    drop_where(content, menu)
+
+
+def _nests_a_list(items: Element) -> bool:
+    return any(inner.tag in LISTS for item in items for inner in item)
+
+
+NESTED_MENU_LINK_SHARE = 0.9
+
+
+def drop_credits(content: Element, *, article: bool) -> None:
+    """Drop picture credits set as lines of the text: "Photo: AP", "Titelbild: …", "Crédits photos : …".
+
+    Captions go with the furniture; a credit the editor typed as a line of the story ("Bild via
+    Instagram", "Credit: Getty") says who took a picture, not what the story says. One is a short
+    block (at most ``CREDIT_CHARS``) that opens with such a label and a colon, a ``©`` or "by".
+    A source ("Quelle:", "Source:") is the text's citation and stays.
+    """
+    if not CREDIT_ANYWHERE.search("".join(content.itertext())):
+        return
+    measures = Measures(content)
+    drop_where(
+        content,
+        lambda child, tag: (
+            tag in CREDIT_TAGS
+            and 0 < measures.chars.get(child, 0) <= CREDIT_CHARS
+            and bool(CREDIT.match(paragraph_text(child)))
+        ),
+    )
+
+
+CREDIT_LABEL = (
+    r"(?:photo(?:graph)?s?|pictures?|images?|foto(?:s|grafie)?|bild(?:er)?|titelbild|beitragsbild|bildquelle"
+    r"|crédits? photos?|photo credits?|credits?)(?:\s*(?:by|via|von|de)\b|\s*[:©])"
+)
+CREDIT = re.compile(r"\W*" + CREDIT_LABEL, re.IGNORECASE)
+CREDIT_ANYWHERE = re.compile(CREDIT_LABEL, re.IGNORECASE)
+CREDIT_CHARS = 100
+CREDIT_TAGS = frozenset({"p", "div", "span", "small", "em", "figcaption"})
+
+
+def drop_controls(content: Element, *, article: bool) -> None:
+    """Drop links and spans drawn as buttons (``btn``, ``button``): controls, as ``button`` elements
+    are; and what asks the reader to act rather than says anything (``ASKS``), a block of one such
+    sentence: a prompt to sign in before acting ("You must log in to answer this question.",
+    "Create an account or sign in to comment", "Sie müssen sich einloggen, um …"), a thread's
+    notice that a guest cannot ("Not open for further replies."), a request to rate the page
+    ("Was this article helpful?", "War der Artikel nützlich?"). What a guest sees in place of the
+    form, and the form's question, are not what the page says; "Log in to your console and click
+    Create" is an instruction, and stays.
+
+    Done last, on the content already chosen: taken out earlier, the links they are would no
+    longer count in the link density that tells a rail of other stories from the story.
+    """
+    drop_where(
+        content,
+        lambda child, tag: (
+            (tag in ("a", "span") and bool(class_words(child) & CONTROLS)) or _asks_the_reader(child, tag)
+        ),
+    )
+
+
+def _asks_the_reader(element: Element, tag: str) -> bool:
+    if tag not in ASKING_TAGS:
+        return False
+    return says_only(element, ASKS, ASKING_CHARS)
+
+
+def says_only(element: Element, said: re.Pattern[str], chars: int) -> bool:
+    """Whether all ``element`` says, at most ``chars`` characters of it, is what ``said`` reads;
+    no more of a longer block is read."""
+    text = text_start(element, chars + 1)
+    return 0 < len(text) <= chars and bool(said.fullmatch(text))
+
+
+CONTROLS = frozenset({"btn", "button"})
+
+
+ASKS = re.compile(
+    r"(?:(?:please )?(?:log|sign) ?in|you (?:must|need to|have to) (?:be )?(?:logged in|log in|sign in|signed in"
+    r"|registered|register|a member))(?: or (?:register|sign up))?(?: in order)? to (?:comment|reply|post|answer"
+    r"|continue|view|add|leave|provide|see|access|join|participate|vote|like|follow|save|download|rate|review"
+    r"|write|ask|read|start)\b[^.!?]*[.!?]?"
+    r"|create an account or (?:log|sign) in\b[^.!?]*[.!?]?"
+    r"|sie müssen (?:sich )?(?:einloggen|anmelden|angemeldet sein|registriert sein)\b[^.!?]*[.!?]?"
+    r"|bitte (?:melde dich|logge dich|melden sie sich|loggen sie sich) (?:an|ein)\b[^.!?]*[.!?]?"
+    r"|vous devez (?:être connecté|vous connecter|être inscrit)\b[^.!?]*[.!?]?"
+    r"|(?:debes|tienes que) (?:iniciar sesión|estar registrado|registrarte)\b[^.!?]*[.!?]?"
+    r"|devi (?:effettuare il login|essere registrato|accedere)\b[^.!?]*[.!?]?"
+    r"|(?:you are not logged in|not open for further replies)\.?"
+    r"|this (?:topic|thread) (?:was|has been|is) (?:automatically )?(?:closed|locked|archived)\b[^.!?]*[.!?]?"
+    r"(?: new replies are no longer allowed\.?)?"
+    r"|(?:was|is|did you find) this (?:article |page |post |answer |information |guide )?(?:helpful|useful)\W*"
+    r"|how (?:useful|helpful) was this (?:post|article|page)\W*|rate this (?:article|post|page|recipe)\W*"
+    r"|(?:war|ist) (?:der|dieser) (?:artikel|beitrag|inhalt) (?:hilfreich|nützlich)\W*"
+    r"|wie (?:bewerten sie|hilfreich (?:war|ist)|gefällt ihnen) (?:diesen|dieser|der) (?:artikel|beitrag)\W*"
+    r"|cet article (?:vous a-t-il été|était-il) utile\W*|¿?(?:te|le) (?:ha )?(?:resultado|resultó) útil\W*"
+    r"|hier können sie (?:den|diesen) (?:artikel|beitrag) bewerten\W*"
+    r"|share this (?:article|post|story|page)\W*|(?:möchten sie|willst du) (?:den|diesen) (?:artikel|beitrag) teilen\W*"
+    r"|(?:diesen )?(?:artikel|beitrag) teilen\W*|partager (?:cet|l')article\W*|compart(?:e|ir) (?:este|el) artículo\W*"
+    r"|(?:[^.!?]*\b(?:requires? javascript|(?:please )?enable javascript|javascript (?:is|must be) (?:required|enabled)"
+    r"|javascript aktivier(?:en|t)|aktivieren sie javascript|activ(?:er|ez) (?:le )?javascript"
+    r"|habilit(?:ar|e) (?:el )?javascript|attiva(?:re)? javascript)\b[^.!?]*[.!?]?\s*){1,2}",
+    re.IGNORECASE,
+)
+"""What asks the reader to act: a prompt to sign in before acting, a thread's notice that a guest
+cannot, a request to rate or share the page, or to turn JavaScript on ("This slideshow requires
+JavaScript.", what WordPress's slideshows say outside any ``noscript``); in English, German,
+French, Spanish and Italian."""
+
+
+ASKING_TAGS = frozenset({"p", "div", "span", "h2", "h3", "h4", "h5", "h6", "li", "strong", "em", "a"})
+
+
+ASKING_CHARS = 160
+
+
+def drop_line_numbers(content: Element, *, article: bool) -> None:
+    """Drop the column of line numbers a highlighter sets beside a code block (Pygments'
+    ``linenos``, Chroma's ``lntd``): a ``pre`` that only counts, 1, 2, 3…, in a table row whose
+    other ``pre`` holds more than numbers. Kept, the count reads as a block of code of its own."""
+    gutters = {
+        pre
+        for row in content.iter("tr")
+        if len(blocks := {pre: "".join(pre.itertext()).split() for pre in row.iter("pre")}) > 1
+        and not all(_numbers(words) for words in blocks.values())
+        for pre, words in blocks.items()
+        if _numbers(words) and all(int(after) == int(before) + 1 for before, after in itertools.pairwise(words))
+    }
+    if gutters:
+        drop_where(content, lambda child, tag: child in gutters)
+
+
+def _numbers(words: list[str]) -> bool:
+    return bool(words) and all(word.isdecimal() for word in words)
+
+
+def drop_placeholders(content: Element, *, article: bool) -> None:
+    """Drop placeholders: "Loading…", and the template's filler text ("Lorem ipsum dolor sit amet…").
+
+    "Loading…" is what a page shows until its script puts the real thing there: a reader who waits
+    never sees it, and an extractor that does not run the script has nothing to put in its place.
+    Only an element that says nothing else is one (``PLACEHOLDER``); a sentence that mentions
+    loading is text. Filler is the Latin a designer sets where copy will go, left in a template's
+    unused slides and cards: a block of running text (no block inside it) that opens with it
+    (``FILLER``) goes, unless the filler is ``FILLER_SHARE`` or more of the content: a template
+    never filled in is all the page there is.
+    """
+    said = "".join(content.itertext()).lower()
+    if PLACEHOLDER.search(said):
+        drop_where(
+            content,
+            lambda child, tag: (
+                tag in PLACEHOLDER_TAGS and not len(child) and bool(PLACEHOLDER.fullmatch((child.text or "").strip()))
+            ),
+        )
+    if "lorem ipsum" in said:
+        measures = Measures(content)
+        filler = [element for element in content.iter() if _is_filler(element)]
+        if sum(measures.chars.get(element, 0) for element in filler) < FILLER_SHARE * measures.chars.get(content, 0):
+            remove_each(filler, measures)
+
+
+def _is_filler(element: Element) -> bool:
+    return (
+        element.tag in BLOCKS
+        and not any(child.tag in BLOCKS for child in element)
+        and bool(FILLER.match(paragraph_text(element)))
+    )
+
+
+PLACEHOLDER = re.compile(
+    r"(?:loading|wird geladen|lädt|chargement(?: en cours)?|cargando|caricamento(?: in corso)?|carregando"
+    r"|bezig met laden|ładowanie)(?:\s*(?:\.{1,3}|…))?",
+    re.IGNORECASE,
+)
+"""What a placeholder says ("Loading…", "Wird geladen", "Cargando..."), in the eight languages."""
+FILLER = re.compile(r"lorem ipsum(?: dolor\b|$)", re.IGNORECASE)
+"""Filler opens with "Lorem ipsum dolor", or is a heading saying "Lorem Ipsum"; a sentence about it
+("Lorem Ipsum is simply dummy text…") is text."""
+FILLER_SHARE = 0.9
+
+
+PLACEHOLDER_TAGS = BLOCKS | INLINE

@@ -1,0 +1,127 @@
+"""Each cleaning pass on its own: what it drops, and the look-alike it keeps.
+
+``PASSES`` is the cleaner's table of contents; every pass in it has a case here (the last test
+holds the two lists together), so a pass added without a test fails the suite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from steward_websearch.extraction import cleaning, parse
+
+STORY = "<p>" + "The river rose through the night and the bridge held until dawn. " * 6 + "</p>"
+
+
+@dataclass(frozen=True)
+class Case:
+    cleaning_pass: cleaning.Pass
+    html: str
+    dropped: str
+    kept: str
+    article: bool = False
+
+
+def content_of(html: str):
+    return parse.parse_html(f"<html><body><div id='content'>{html}</div></body></html>").find("body")[0]
+
+
+def text(content) -> str:
+    return " ".join(" ".join(content.itertext()).split())
+
+
+def reply(number: int) -> str:
+    return f"<div class='post'><p>Reply number {number} says something of its own.</p><div>Quote</div></div>"
+
+
+LONG = "A quiet kettle with a steel body, a two-litre jug and a base that turns all the way round. " * 2
+
+CASES = [
+    Case(
+        cleaning.drop_menus,
+        "<ul><li><a href='/s'>Services</a><ul><li><a href='/s/1'>Boiler repair</a></li>"
+        "<li><a href='/s/2'>Kettle repair</a></li></ul></li>"
+        "<li><a href='/a'>About</a><ul><li><a href='/a/1'>Our team</a></li></ul></li></ul>"
+        "<ul><li><a href='/r/1'>A kettle guide</a><ul><li>What to look for in a quiet kettle.</li></ul></li></ul>"
+        + STORY,
+        dropped="Boiler repair",
+        kept="What to look for in a quiet kettle",
+    ),
+    Case(
+        cleaning.drop_controls,
+        "<p>You must log in to answer this question.</p><p>Log in to your console and click Create.</p>" + STORY,
+        dropped="You must log in",
+        kept="Log in to your console and click Create",
+    ),
+    Case(
+        cleaning.drop_line_numbers,
+        "<table><tr><td><pre>1\n2\n3</pre></td><td><pre>x = 1\ny = 2\nz = 3</pre></td></tr></table><pre>4\n5\n6</pre>",
+        dropped="1 2 3",
+        kept="4 5 6",
+    ),
+    Case(
+        cleaning.drop_placeholders,
+        "<div>Loading…</div><p>Loading the dishwasher takes two minutes.</p>" + STORY,
+        dropped="Loading…",
+        kept="Loading the dishwasher",
+    ),
+    Case(
+        cleaning.drop_credits,
+        "<p>Photo: AP</p><p>Source: Reuters</p>" + STORY,
+        dropped="Photo: AP",
+        kept="Source: Reuters",
+    ),
+    Case(
+        cleaning.drop_teasers,
+        "<p>Related: <a href='/other'>Ten kettles reviewed</a></p>"
+        "<p>Related work on kettles is cited at the end of this story, after the bridge.</p>" + STORY,
+        dropped="Ten kettles reviewed",
+        kept="Related work on kettles",
+        article=True,
+    ),
+    Case(
+        cleaning.drop_repeated_labels,
+        "".join(reply(number) for number in range(1, 5)) + "<blockquote>Quote</blockquote>",
+        dropped="own. Quote Reply number 2",
+        kept="Reply number 4 says something of its own. Quote",
+    ),
+    Case(
+        cleaning.drop_second_copies,
+        f"<div><div class='wide'><div>{LONG}</div></div><div class='narrow'><div>{LONG}</div></div></div>"
+        f"<p>{LONG}</p><p>{LONG}</p>",
+        dropped=f"{LONG.strip()} {LONG.strip()} {LONG.strip()} {LONG.strip()}",
+        kept=f"{LONG.strip()} {LONG.strip()} {LONG.strip()}",
+    ),
+    Case(
+        cleaning.drop_before_title,
+        "<div><a href='/'>Home</a> › <a href='/kettles'>Kettles</a></div>"
+        "<header><span>Kitchen</span><h1>The quiet kettle</h1></header>" + STORY * 2,
+        dropped="Home › Kettles",
+        kept="Kitchen The quiet kettle",
+    ),
+    Case(
+        cleaning.drop_closing_labels,
+        "<h2>Comments on the forecast</h2>" + STORY + "<h3>3 Comments</h3>",
+        dropped="3 Comments",
+        kept="Comments on the forecast",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.cleaning_pass.__name__)
+def test_a_pass_drops_its_kind_and_keeps_the_look_alike(case: Case):
+    content = content_of(case.html)
+    before = text(content)
+    assert case.dropped in before
+    assert case.kept in before
+    case.cleaning_pass(content, article=case.article)
+    after = text(content)
+    assert case.dropped not in after
+    assert case.kept in after
+
+
+def test_every_pass_has_its_case_and_every_pass_has_a_docstring():
+    assert [case.cleaning_pass for case in CASES] == list(cleaning.PASSES)
+    for cleaning_pass in cleaning.PASSES:
+        assert cleaning_pass.__doc__, cleaning_pass.__name__
