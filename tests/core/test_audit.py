@@ -236,3 +236,36 @@ async def test_a_gathered_write_that_fails_is_logged_with_its_count_and_the_log_
     log.record(outcome, caller="c", surface="s")
     assert len(lines_in(log.path)) == 2
     log.close()
+
+
+async def test_a_read_only_local_calls_record_waits_for_its_span_and_others_do_not(tmp_path, monkeypatch):
+    """On the busiest path (an agent polling a local, read-only capability) the records of a span
+    share one write; a call that leaves the device or changes something is written at once."""
+    from steward import Classification
+    from steward.audit import QUIET_SECONDS
+
+    log = AuditLog(tmp_path / "audit.jsonl")
+    writes = []
+    real_write = os.write
+    monkeypatch.setattr(os, "write", lambda descriptor, data: writes.append(data) or real_write(descriptor, data))
+    local = Classification(side_effect="read_only", network="local", confirmation="automatic")
+    away = Classification(side_effect="read_only", network="external", confirmation="required")
+    for index in range(3):
+        quiet = Outcome(capability=f"a.n{index}", version=1, stage="result", status="ok", classification=local)
+        log.record(quiet, caller="c", surface="s")
+        await asyncio.sleep(0)
+    assert lines_in(log.path) == [], "nothing written yet: the span is still open"
+    await asyncio.sleep(QUIET_SECONDS * 2)
+    assert [json.loads(line)["capability"] for line in lines_in(log.path)] == ["a.n0", "a.n1", "a.n2"]
+    assert len(writes) == 1
+    quiet = Outcome(capability="a.quiet", version=1, stage="result", status="ok", classification=local)
+    log.record(quiet, caller="c", surface="s")
+    log.record(
+        Outcome(capability="a.away", version=1, stage="result", status="ok", classification=away),
+        caller="c",
+        surface="s",
+    )
+    assert [json.loads(line)["capability"] for line in lines_in(log.path)][-2:] == ["a.quiet", "a.away"], (
+        "one that leaves the device is written at once, and takes the waiting ones with it, in order"
+    )
+    log.close()

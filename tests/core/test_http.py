@@ -376,3 +376,25 @@ def test_authenticate_is_the_scope_check_for_routes_that_render_their_own_refusa
         allowed = server.client(["settings"]).get("/own").json()
         assert allowed["ok"] is True
         assert allowed["caller"].startswith("test-")
+
+
+class BrokenAuthenticator:
+    """An authenticate hook that fails in a way nobody foresaw."""
+
+    @steward.hookimpl
+    def authenticate(self, request):
+        raise RuntimeError("the appliance's auth service sent nonsense")
+
+
+def test_an_unexpected_error_on_the_invoke_route_is_the_standard_500_and_is_counted(sample, tmp_path, caplog):
+    """The invoke route skips Starlette's router; its errors still go through the app's handlers."""
+    plugins = [steward.Plugin("sample", sample), steward.Plugin("broken", BrokenAuthenticator())]
+    with serve_host(plugins, data_dir=tmp_path) as served:
+        answer = httpx.post(served.base_url + INVOKE.format("sample.echo"), json={"arguments": {"text": "x"}})
+        metrics = served.host.metrics.render().decode()
+    assert answer.status_code == 500
+    assert answer.json() == {
+        "error": {"code": "INTERNAL_ERROR", "message": "internal error; the server log has details"}
+    }
+    assert "the appliance's auth service sent nonsense" in caplog.text
+    assert 'steward_http_requests_total{route="invoke",status="500"} 1.0' in metrics

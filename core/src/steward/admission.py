@@ -7,8 +7,7 @@ who are slow to answer never make a host refuse everyone else.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+from types import TracebackType
 
 
 class Busy(Exception):
@@ -20,13 +19,20 @@ class Admission:
         self.limit = limit
         self.running = 0
 
-    @contextlib.contextmanager
-    def slot(self) -> Iterator[None]:
-        """Hold one slot while the block runs; :class:`Busy` at once when none is free."""
+    def slot(self) -> Admission:
+        """``with admission.slot():`` holds one slot while the block runs; :class:`Busy` at once when none is free.
+
+        The admission is its own context manager (a class, not a generator: this runs on every
+        invocation), so one object counts every slot of the host.
+        """
+        return self
+
+    def __enter__(self) -> None:
         if self.running >= self.limit:
             raise Busy("too many invocations in flight; retry shortly")
         self.running += 1
-        try:
-            yield
-        finally:
-            self.running -= 1
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.running -= 1

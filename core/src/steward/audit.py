@@ -16,6 +16,12 @@ interrupts. Formatting and the system call were a third of what an invocation co
 Before anything that leaves the device or changes something runs, a ``started`` record is
 written at once (:meth:`AuditLog.record_start`); if it cannot be written, the executor does not
 run it. A run's outcome record follows it as usual.
+
+The outcome of a call that reads only and stays on the device (``read_only`` and ``local``)
+waits up to ``QUIET_SECONDS`` to be written with the others of that span: such a call changes
+nothing and tells nobody outside, and on the busiest path (an agent polling ``system.health``) a
+``write`` per call was the largest part of what Steward added to a request. A crash loses at
+most that span's records of such calls; every other record is written as described above.
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ log = logging.getLogger("steward.audit")
 
 
 STARTED = "started"
+QUIET_SECONDS = 0.05
+"""How long the outcome of a read-only, local call may wait to be written with others."""
 
 
 class AuditRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -60,6 +68,12 @@ class AuditRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Who asked, when someone else answered the confirmation (a person in the console)."""
 
 
+def _reads_locally(classification: Classification | None) -> bool:
+    return (
+        classification is not None and classification.side_effect == "read_only" and classification.network == "local"
+    )
+
+
 def audit_name(name: str) -> str:
     """A requested capability name, or a placeholder when it is not a name at all.
 
@@ -78,6 +92,10 @@ class AuditLog:
         self._encoder = msgspec.json.Encoder()
         self._pending: list[tuple[float, AuditRecord]] = []
         self._gathering: asyncio.AbstractEventLoop | None = None
+        """The loop that writes the records gathered in its current iteration, one iteration later."""
+        self._quiet_until: asyncio.AbstractEventLoop | None = None
+        """The loop whose timer writes the quiet records (read-only, local calls) of the span."""
+        self._second, self._second_text = -1, ""
         make_directory(path.parent)
         self._descriptor = self._open()
         self._size = os.fstat(self._descriptor).st_size
@@ -97,26 +115,34 @@ class AuditLog:
             self._write_pending()
 
     def record(self, outcome: Outcome, *, caller: str, surface: str, asker: str | None = None) -> None:
-        """Written at once if no other record came first in this loop iteration, else gathered.
+        """Written at once if no other record came first in this loop iteration, else gathered; a
+        read-only, local call's within ``QUIET_SECONDS``, with the others of that span.
 
         A record that cannot be written is logged, not raised: the outcome has happened already.
         """
         entry = self._entry(outcome, caller, surface, asker)
+        quiet = _reads_locally(outcome.classification)
         with self._lock:
             self._pending.append((time.time(), entry))
             if self._gathering is not None and not self._gathering.is_closed():
                 return
             self._gathering = None
             try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                loop = None
+            if quiet and loop is not None:
+                if self._quiet_until is None or self._quiet_until.is_closed():
+                    self._quiet_until = loop
+                    loop.call_later(QUIET_SECONDS, self._write_quiet)
+                return
+            try:
                 self._write_pending()
             except OSError as error:
                 log.error("audit log %s: a record could not be written: %s", self.path, error)
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:
-                return
-            self._gathering = loop
-            loop.call_soon(self._write_gathered)
+            if loop is not None:
+                self._gathering = loop
+                loop.call_soon(self._write_gathered)
 
     def _entry(self, outcome: Outcome, caller: str, surface: str, asker: str | None) -> AuditRecord:
         return AuditRecord(
@@ -140,6 +166,11 @@ class AuditLog:
         with self._lock:
             self._gathering = None
             self._write_pending()
+
+    def _write_quiet(self) -> None:
+        with self._lock:
+            self._quiet_until = None
+        self._write_gathered()
 
     def _write_gathered(self) -> None:
         """The loop's callback: nobody waits on it, so a failed write is logged here, by count."""
@@ -189,7 +220,7 @@ class AuditLog:
         if pending and self.max_bytes:
             self._size = os.fstat(self._descriptor).st_size
         for when, entry in pending:
-            entry.time = datetime.datetime.fromtimestamp(when, datetime.UTC).isoformat(timespec="milliseconds")
+            entry.time = self._timestamp(when)
             entry.capability = audit_name(entry.capability)
             entry.duration_ms = round(entry.duration_ms, 3)
             line = self._encoder.encode(entry) + b"\n"
@@ -202,6 +233,14 @@ class AuditLog:
             chunk.append(line)
             chunk_size += len(line)
         self._write(chunk)
+
+    def _timestamp(self, when: float) -> str:
+        """``when`` in ISO 8601, UTC, to the millisecond; the date and time part made once a second."""
+        second = int(when)
+        if second != self._second:
+            moment = datetime.datetime.fromtimestamp(second, datetime.UTC)
+            self._second, self._second_text = second, moment.strftime("%Y-%m-%dT%H:%M:%S")
+        return f"{self._second_text}.{int((when - second) * 1000):03d}+00:00"
 
     def _write(self, lines: list[bytes]) -> None:
         if lines:

@@ -63,15 +63,22 @@ class Deadlines:
         self.resolution = resolution
         self._order = itertools.count()
         self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = weakref.WeakKeyDictionary()
+        self._last: tuple[weakref.ref[asyncio.AbstractEventLoop], _LoopState] | None = None
+        """The loop seen last and its state: a server runs one loop, so the lookup is usually this."""
 
     def limit(self, seconds: float) -> Limit:
         """Cancel the current task after ``seconds``; the block then raises :class:`TimeoutError`."""
         return Limit(self, seconds)
 
     def watch(self, loop: asyncio.AbstractEventLoop, seconds: float, limit: Limit) -> _LoopState:
-        state = self._loops.get(loop)
-        if state is None:
-            state = self._loops[loop] = _LoopState()
+        last = self._last
+        if last is not None and last[0]() is loop:
+            state = last[1]
+        else:
+            state = self._loops.get(loop)
+            if state is None:
+                state = self._loops[loop] = _LoopState()
+            self._last = (weakref.ref(loop), state)
         heapq.heappush(state.heap, (loop.time() + seconds, next(self._order), limit))
         if state.ticker is None:
             state.ticker = loop.call_later(self.resolution, self._tick, loop, state)

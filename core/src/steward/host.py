@@ -99,6 +99,7 @@ class Host:
             job_seconds=config.isolation.job_seconds,
         )
         self._isolated_shares: dict[str, IsolatedShare] = {}
+        self._contexts: dict[tuple[str, str, str, str], InvocationContext] = {}
         self._loggers = {plugin.name: logging.getLogger(f"steward.plugins.{plugin.name}") for plugin in self.plugins}
         self.handlers = HandlerRunner(threads=config.server.blocking_threads, observe_block=self.metrics.loop_blocked)
         self.admission = Admission(config.server.max_concurrent_invocations)
@@ -286,6 +287,19 @@ class Host:
             self.shared.close()
 
     def _context_for(self, entry: Registered, caller: Principal, surface: str) -> InvocationContext:
+        """The (frozen) context of a call: one per capability, caller and surface, made once.
+
+        A bounded number are kept: a host serves a few agents and people, not thousands.
+        """
+        key = (entry.capability.name, entry.plugin, caller.name, surface)
+        context = self._contexts.get(key)
+        if context is None:
+            if len(self._contexts) >= 1024:
+                self._contexts.clear()
+            context = self._contexts[key] = self._new_context(entry, caller, surface)
+        return context
+
+    def _new_context(self, entry: Registered, caller: Principal, surface: str) -> InvocationContext:
         return InvocationContext(
             capability=entry.capability.name,
             caller=caller.name,

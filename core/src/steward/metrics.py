@@ -13,6 +13,7 @@ half a dozen calls per observation, a tenth of what an invocation cost over HTTP
 from __future__ import annotations
 
 import bisect
+import collections
 import threading
 from collections.abc import Iterator
 
@@ -25,6 +26,8 @@ from steward.outcome import Outcome
 
 CONTENT_TYPE = prometheus_client.CONTENT_TYPE_LATEST
 LATENCY_BUCKETS = (0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 20)
+FOLD_EVERY = 1024
+"""How many outcomes wait, at most, to be counted: a host nobody scrapes holds no more."""
 
 
 class OutcomeCollector:
@@ -34,21 +37,38 @@ class OutcomeCollector:
         self._lock = threading.Lock()
         self._outcomes: dict[tuple[str, str, str], int] = {}
         self._latency: dict[tuple[str, str], list[float]] = {}  # a count per bucket, +Inf's, then the sum
+        self._seen: collections.deque[tuple[str, int | None, str, str | None, str, float]] = collections.deque()
 
     def observe(self, outcome: Outcome) -> None:
-        name = outcome.capability if outcome.version is not None else "<unknown>"
-        seconds = outcome.duration_ms / 1000
-        counted = (name, outcome.status, outcome.code or "")
-        timed = (name, outcome.stage)
+        """Note the outcome (its labels and duration, never its result); it is counted when scraped
+        (or once ``FOLD_EVERY`` wait), not now.
+
+        A deque's ``append`` and ``popleft`` are atomic, so the invocation's path takes no lock and
+        does no arithmetic, and no outcome noted while another thread folds is lost.
+        """
+        self._seen.append(
+            (outcome.capability, outcome.version, outcome.status, outcome.code, outcome.stage, outcome.duration_ms)
+        )
+        if len(self._seen) >= FOLD_EVERY:
+            self._fold()
+
+    def _fold(self) -> None:
         with self._lock:
-            self._outcomes[counted] = self._outcomes.get(counted, 0) + 1
-            row = self._latency.get(timed)
-            if row is None:
-                row = self._latency[timed] = [0] * (len(LATENCY_BUCKETS) + 2)
-            row[bisect.bisect_left(LATENCY_BUCKETS, seconds)] += 1
-            row[-1] += seconds
+            while self._seen:
+                capability, version, status, code, stage, milliseconds = self._seen.popleft()
+                name = capability if version is not None else "<unknown>"
+                counted = (name, status, code or "")
+                self._outcomes[counted] = self._outcomes.get(counted, 0) + 1
+                timed = (name, stage)
+                row = self._latency.get(timed)
+                if row is None:
+                    row = self._latency[timed] = [0] * (len(LATENCY_BUCKETS) + 2)
+                seconds = milliseconds / 1000
+                row[bisect.bisect_left(LATENCY_BUCKETS, seconds)] += 1
+                row[-1] += seconds
 
     def collect(self) -> Iterator[Metric]:
+        self._fold()
         with self._lock:
             outcomes = dict(self._outcomes)
             latency = {labels: list(row) for labels, row in self._latency.items()}
@@ -75,12 +95,31 @@ class OutcomeCollector:
         yield histogram
 
 
+class RequestCollector:
+    """``steward_http_requests`` by route and status, counted in a plain dictionary (see above)."""
+
+    def __init__(self) -> None:
+        self._counts: dict[tuple[str, int], int] = {}
+
+    def count(self, route: str, status: int) -> None:
+        """One response; called on the event loop's thread only, so no lock is taken."""
+        key = (route, status)
+        self._counts[key] = self._counts.get(key, 0) + 1
+
+    def collect(self) -> Iterator[Metric]:
+        counter = CounterMetricFamily(
+            "steward_http_requests", "HTTP requests by route and status.", labels=["route", "status"]
+        )
+        for (route, status), count in list(self._counts.items()):
+            counter.add_metric([route, str(status)], count)
+        yield counter
+
+
 class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
-        self.requests = Counter(
-            "steward_http_requests", "HTTP requests by route and status.", ["route", "status"], registry=self.registry
-        )
+        self.requests = RequestCollector()
+        self.registry.register(self.requests)
         self.outcomes = OutcomeCollector()
         self.registry.register(self.outcomes)
         self.blocked = Counter(

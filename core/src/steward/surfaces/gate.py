@@ -9,13 +9,12 @@ own (MCP's JSON-RPC) translates them, and nothing else.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+from types import TracebackType
 from typing import TYPE_CHECKING
 
 from starlette.requests import Request
 
-from steward.admission import Busy
+from steward.admission import Admission, Busy
 from steward.auth import KeysUnavailable, Principal
 from steward.bodies import ApiError
 from steward.codes import Code
@@ -57,11 +56,27 @@ class CallerGate:
             raise ApiError(Code.FORBIDDEN, f"this key lacks the scope for this endpoint ({' or '.join(scopes)})")
         return principal
 
-    @contextlib.contextmanager
-    def admitted(self) -> Iterator[None]:
-        """Hold one of the host's invocation slots while the block runs; ``BUSY`` when none is free."""
+    def admitted(self) -> _Admitted:
+        """``with gate.admitted():`` holds one of the host's invocation slots while the block runs;
+        ``ApiError(BUSY)`` when none is free."""
+        return _Admitted(self.host.admission)
+
+
+class _Admitted:
+    """A class rather than a generator-based context manager: this runs on every invocation."""
+
+    __slots__ = ("_admission",)
+
+    def __init__(self, admission: Admission) -> None:
+        self._admission = admission
+
+    def __enter__(self) -> None:
         try:
-            with self.host.admission.slot():
-                yield
+            self._admission.__enter__()
         except Busy as busy:
             raise ApiError(Code.BUSY, str(busy)) from None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self._admission.__exit__(kind, error, traceback)

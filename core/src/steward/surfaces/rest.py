@@ -38,6 +38,9 @@ if TYPE_CHECKING:
     from steward.host import Host
 
 
+INVOKE_ROUTE = "/api/v1/capabilities/{name}/invoke"
+
+
 class ConfirmationAnswer(msgspec.Struct, forbid_unknown_fields=True):
     token: str
     approve: bool
@@ -312,7 +315,7 @@ def _outcome_response(description: str) -> dict[str, Any]:
 def rest_routes(host: Host, gate: CallerGate) -> list[BaseRoute]:
     """The REST API's routes, the busiest first: the router tries them in order."""
     return [
-        Route("/api/v1/capabilities/{name}/invoke", _described_invoke(host, gate), methods=["POST"]),
+        Route(INVOKE_ROUTE, _described_invoke(host, gate), methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
