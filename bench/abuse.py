@@ -54,7 +54,7 @@ def serve_steward(port: int, site_port: int, data_dir: str, keys_file: str) -> N
 
     import steward
     from steward import http_server
-    from steward.config import ServerConfig
+    from steward._config import ServerConfig
     from steward.testing import make_host
 
     settings = {"allowed_networks": [f"{SITE_ADDRESS}/32"], "allowed_ports": [site_port]}

@@ -38,7 +38,7 @@ def serve(port: int, data_dir: str, key_file: str, stack: str) -> None:
     import uvicorn
 
     import steward
-    from steward.surfaces.outcomes import rest_body
+    from steward._surfaces.outcomes import rest_body
     from steward.testing import make_host
 
     host = make_host([steward.Plugin("bench", trivial_plugin)], data_dir=Path(data_dir))

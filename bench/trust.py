@@ -59,7 +59,7 @@ def serve_steward(port: int, site_port: int, data_dir: str, key_file: str) -> No
 
     import steward
     from steward import http_server
-    from steward.config import ServerConfig
+    from steward._config import ServerConfig
     from steward.testing import make_host
 
     settings = {

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import steward
-import steward.codes
+import steward._codes
+import steward._scripted_model
 import steward.hookspecs
-import steward.scripted_model
 import steward.testing
 
 REFERENCE = Path(__file__).with_name("reference.md")
@@ -29,33 +29,33 @@ SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         "Declaring capabilities",
         "What ``register_capabilities``, ``register_policy_flags`` and ``register_health_checks`` return.",
         (
-            "steward.capability:Capability",
-            "steward.capability:Bounds",
-            "steward.capability:Classification",
-            "steward.capability:Citation",
-            "steward.policy:PolicyFlag",
-            "steward.health:HealthCheck",
+            "steward._capability:Capability",
+            "steward._capability:Bounds",
+            "steward._capability:Classification",
+            "steward._capability:Citation",
+            "steward._policy:PolicyFlag",
+            "steward._health:HealthCheck",
         ),
     ),
     (
         "What a handler receives",
         "A handler is called as ``handler(arguments, context)``; ``arguments`` is the decoded struct.",
-        ("steward.context:InvocationContext", "steward.state.store:StateStore", "steward.resources:Resources"),
+        ("steward._context:InvocationContext", "steward._state.store:StateStore", "steward._resources:Resources"),
     ),
     (
         "Outcomes",
         "What the executor answers, on every surface, and the two ways a plugin says no.",
         (
-            "steward.outcome:Outcome",
-            "steward.outcome:PendingConfirmation",
-            "steward.outcome:Rejection",
-            "steward.outcome:CapabilityError",
+            "steward._outcome:Outcome",
+            "steward._outcome:PendingConfirmation",
+            "steward._outcome:Rejection",
+            "steward._outcome:CapabilityError",
         ),
     ),
     (
         "Callers",
         "What ``authenticate`` returns and routes see as ``request.state.principal``.",
-        ("steward.auth:Principal",),
+        ("steward._auth:Principal",),
     ),
 )
 """(heading, introduction, ``module:Class`` of each class) in the order a plugin author meets them."""
@@ -167,7 +167,7 @@ def _codes_section() -> list[str]:
     out = [
         "## Outcome codes",
         "",
-        _markdown(inspect.getdoc(steward.codes) or ""),
+        _markdown(inspect.getdoc(steward._codes) or ""),
         "",
         "Core's own codes (`steward.Code`), each with the HTTP status every route answers it with:",
         "",
@@ -188,7 +188,7 @@ def _testing_section() -> list[str]:
             title = f"### `{name}{_signature(member)}`"
             out += [title, "", _markdown(inspect.getdoc(member) or ""), ""]
         else:
-            documented = (_module_constant_doc(module, name) for module in (steward.testing, steward.scripted_model))
+            documented = (_module_constant_doc(module, name) for module in (steward.testing, steward._scripted_model))
             out += [f"### `{name}`", "", _markdown(next(filter(None, documented), "")), ""]
     return out
 

@@ -27,7 +27,7 @@ from starlette.routing import Route
 from steward_processes import STEWARD, free_port, operator_environment, start_serve
 
 import steward
-from steward.surfaces.prompts import touches
+from steward._surfaces.prompts import touches
 from steward.testing import Rule, ScriptedModel, ServedHost, serve_app, serve_host
 
 pytestmark = pytest.mark.requires("chromium")

@@ -9,9 +9,9 @@ import pytest
 from principals import ALICE
 
 from steward import Surface
-from steward.audit import AuditLog
-from steward.confirmation import token_digest
-from steward.outcome import Outcome
+from steward._audit import AuditLog
+from steward._confirmation import token_digest
+from steward._outcome import Outcome
 
 pytestmark = pytest.mark.anyio
 
@@ -242,7 +242,7 @@ async def test_a_read_only_local_calls_record_waits_for_its_span_and_others_do_n
     """On the busiest path (an agent polling a local, read-only capability) the records of a span
     share one write; a call that leaves the device or changes something is written at once."""
     from steward import Classification
-    from steward.audit import QUIET_SECONDS
+    from steward._audit import QUIET_SECONDS
 
     log = AuditLog(tmp_path / "audit.jsonl")
     writes = []

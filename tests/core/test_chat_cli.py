@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 import steward
-from steward.client import ClientSettingsError, load_client_settings
+from steward._client import ClientSettingsError, load_client_settings
 from steward.testing import Rule, ScriptedModel, serve_app, serve_host
 
 BIN = Path(sys.executable).parent

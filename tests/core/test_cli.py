@@ -6,9 +6,9 @@ from click.testing import CliRunner
 from sample_plugin import SamplePlugin
 
 import steward
-from steward.auth import KeyStore, key_digest
-from steward.cli import cli
-from steward.client import ClientSettings, save_client_settings
+from steward._auth import KeyStore, key_digest
+from steward._cli import cli
+from steward._client import ClientSettings, save_client_settings
 from steward.testing import serve_host
 
 

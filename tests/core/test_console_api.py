@@ -14,7 +14,7 @@ import pytest
 from sample_plugin import SamplePlugin
 
 import steward
-from steward.surfaces.prompts import readable_arguments
+from steward._surfaces.prompts import readable_arguments
 from steward.testing import Rule, ScriptedModel, ServedHost, make_host, serve_app, serve_host
 
 CONSOLE = Path(steward.__file__).parent / "surfaces" / "console"

@@ -9,7 +9,7 @@ import pytest
 from sample_plugin import INJECTION
 
 import steward
-from steward.conversation import SYSTEM_PROMPT
+from steward._conversation import SYSTEM_PROMPT
 from steward.testing import Rule, ScriptedModel, serve_app, serve_host
 
 MESSAGE = "/api/v1/conversation/message"

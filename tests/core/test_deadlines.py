@@ -2,7 +2,7 @@ import asyncio
 
 import pytest
 
-from steward.deadlines import Deadlines
+from steward._deadlines import Deadlines
 
 pytestmark = pytest.mark.anyio
 

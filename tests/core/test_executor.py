@@ -6,7 +6,7 @@ import pytest
 from principals import ALICE, BOB
 
 from steward import Surface, Turn
-from steward.confirmation import token_digest
+from steward._confirmation import token_digest
 
 pytestmark = pytest.mark.anyio
 

@@ -8,7 +8,7 @@ import pytest
 from test_conversation import MESSAGE, RULES
 
 import steward
-from steward.config import ConfigError, load_config
+from steward._config import ConfigError, load_config
 from steward.testing import ScriptedModel, serve_app, serve_host
 
 SEND = "/api/v1/capabilities/sample.send/invoke"

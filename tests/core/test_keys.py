@@ -7,8 +7,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from steward.auth import KeyStore, KeysUnavailable
-from steward.policy import Policy, PolicyFlag
+from steward._auth import KeyStore, KeysUnavailable
+from steward._policy import Policy, PolicyFlag
 
 
 def test_a_key_remembered_by_one_server_is_forgotten_when_another_process_revokes_it(tmp_path):

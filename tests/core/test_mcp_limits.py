@@ -13,7 +13,7 @@ from mcp_raw import initialize_message
 from sample_plugin import SamplePlugin
 
 import steward
-from steward.mcp.server import PolicyWatch
+from steward._mcp.server import PolicyWatch
 from steward.testing import ServedHost, serve_host
 
 

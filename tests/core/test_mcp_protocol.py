@@ -269,7 +269,7 @@ def test_a_confirmation_an_mcp_client_could_not_ask_for_is_answered_in_the_conso
 
 
 def test_only_an_object_declares_elicitation():
-    from steward.mcp.protocol import elicitation_modes
+    from steward._mcp.protocol import elicitation_modes
 
     assert elicitation_modes({"elicitation": {}}) == {"form"}
     assert elicitation_modes({"elicitation": {"form": {}, "url": {}}}) == {"form", "url"}

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from steward.mcp import stdio
+from steward._mcp import stdio
 
 
 def read_all(chunks: list[bytes]) -> tuple[list[dict], list[dict]]:

@@ -1,8 +1,8 @@
 import prometheus_client
 from prometheus_client.parser import text_string_to_metric_families
 
-from steward.metrics import Metrics
-from steward.outcome import Outcome
+from steward._metrics import Metrics
+from steward._outcome import Outcome
 
 
 def samples(metrics):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from steward.model import ToolCall, capability_name, parse_reply, tool_name
+from steward._model import ToolCall, capability_name, parse_reply, tool_name
 
 
 def completion(message, finish_reason="tool_calls") -> bytes:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from steward.cli import cli
-from steward.scaffold import core_range
-from steward.version import __version__
+from steward._cli import cli
+from steward._scaffold import core_range
+from steward._version import __version__
 
 ROOT = Path(__file__).parents[2]
 CONTRIB = ROOT / "contrib" / "plugin-template"

@@ -13,9 +13,9 @@ from click.testing import CliRunner
 
 import steward
 from steward import plugins as steward_plugins
-from steward.cli import add_plugin_commands, cli
-from steward.config import load_config
-from steward.plugins import discover
+from steward._cli import add_plugin_commands, cli
+from steward._config import load_config
+from steward._plugins import discover
 from steward.testing import make_host
 
 

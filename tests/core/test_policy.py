@@ -4,8 +4,8 @@ import pytest
 from principals import ALICE
 
 from steward import Surface
-from steward.files import write_atomic
-from steward.policy import Policy, PolicyFlag
+from steward._files import write_atomic
+from steward._policy import Policy, PolicyFlag
 
 FLAGS = [PolicyFlag("web_search_enabled", "d"), PolicyFlag("home_enabled", "d", file="home.json", key="enabled")]
 

@@ -14,7 +14,7 @@ import pytest
 
 import steward
 from steward import hookspecs
-from steward.app import create_app
+from steward._app import create_app
 from steward.testing import make_host
 
 DOC = (Path(__file__).parents[2] / "docs" / "plugins.md").read_text()
@@ -39,6 +39,25 @@ def test_all_equals_the_documented_names():
     assert set(steward.__all__) == documented_public_names()
     for name in steward.__all__:
         assert hasattr(steward, name), name
+
+
+def test_nothing_public_leaks_beyond_all():
+    """As httpx checks its own: every name of ``steward`` without an underscore is in ``__all__``,
+    but for the public modules (importing them makes them attributes)."""
+    modules = {"web", "commands", "testing", "hookspecs"}
+    leaked = {name for name in vars(steward) if not name.startswith("_")} - modules - set(steward.__all__)
+    assert leaked == set()
+    private = sorted(
+        path.stem for path in Path(steward.__file__).parent.iterdir() if path.suffix == ".py" or path.is_dir()
+    )
+    assert [name for name in private if not name.startswith("_") and name not in {*modules, "plugin_template"}] == []
+
+
+def test_public_functions_and_classes_say_they_are_stewards():
+    assert repr(steward.ApiError) == "<class 'steward.ApiError'>"
+    assert steward.require_scope.__module__ == "steward"
+    assert steward.Surface.__module__ == "steward"
+    assert steward.Outcome.__module__ == "steward._outcome", "a Struct keeps its module: msgspec resolves through it"
 
 
 def test_every_hookspec_has_a_documented_section():
@@ -113,7 +132,7 @@ def test_the_audience_modules_offer_only_documented_names(module):
 
 def test_the_command_line_and_the_server_never_load_the_testing_helpers():
     probe = (
-        "import sys, steward.cli, steward.app, steward.scripted_model; "
+        "import sys, steward._cli, steward._app, steward._scripted_model; "
         "print(sorted(name for name in sys.modules if name.startswith('steward.testing')))"
     )
     shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout

@@ -11,7 +11,7 @@ import redis
 from redis_proxy import LIES, LyingRedisProxy
 
 import steward
-from steward.state import StateUnavailable, redact
+from steward._state import StateUnavailable, redact
 from steward.testing import RedisServer, make_host, serve_host
 
 INVOKE = "/api/v1/capabilities/{}/invoke"

@@ -15,7 +15,7 @@ from starlette.responses import HTMLResponse
 from starlette.routing import Route
 from test_serve import free_port
 
-from steward.auth import KeyStore
+from steward._auth import KeyStore
 from steward.testing import serve_app
 
 STEWARD = Path(sys.executable).parent / "steward"

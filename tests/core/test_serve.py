@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 from steward_processes import STEWARD, free_port, operator_environment, start_serve
 
-from steward.auth import KeyStore
-from steward.cli import cli
-from steward.files import write_atomic
+from steward._auth import KeyStore
+from steward._cli import cli
+from steward._files import write_atomic
 
 
 def environment(data_dir: Path) -> dict[str, str]:

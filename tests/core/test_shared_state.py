@@ -10,16 +10,16 @@ import pytest
 from sample_plugin import SamplePlugin
 
 import steward
-from steward.auth import KeyStoreError, RedisKeyStore
-from steward.confirmation import (
+from steward._auth import KeyStoreError, RedisKeyStore
+from steward._confirmation import (
     ConfirmationRequest,
     ConfirmationStore,
     InvalidConfirmation,
     TooManyPending,
     token_digest,
 )
-from steward.conversation import PausedTurn, PausedTurns
-from steward.state import MemoryBackend, MemoryStore, Namespaced, RedisState, ShelfLimits, StateUnavailable, redact
+from steward._conversation import PausedTurn, PausedTurns
+from steward._state import MemoryBackend, MemoryStore, Namespaced, RedisState, ShelfLimits, StateUnavailable, redact
 from steward.testing import Rule, ScriptedModel, make_host, serve_app, serve_host
 
 pytestmark = pytest.mark.anyio
@@ -349,8 +349,8 @@ def test_anonymous_health_requests_do_not_reach_redis(redis_url, tmp_path):
 
 
 def test_the_first_start_on_redis_takes_the_memory_backend_keys_along(redis_url, tmp_path):
-    from steward.auth import KeyStore
-    from steward.cli import _move_keys_to_redis
+    from steward._auth import KeyStore
+    from steward._cli import _move_keys_to_redis
 
     old = KeyStore(tmp_path / "keys.toml").add("console", ["settings"])
     host = make_host([], data_dir=tmp_path, config=redis_config(redis_url))

@@ -11,7 +11,7 @@ import steward_websearch
 from click.testing import CliRunner
 from ha_shaped import TOKEN, HomeAssistantShaped
 
-from steward.cli import cli
+from steward._cli import cli
 from steward.testing import Rule, ScriptedModel, serve_app, serve_host
 
 SETTINGS = "/api/v1/conversation/home-assistant"

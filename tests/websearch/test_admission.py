@@ -6,7 +6,7 @@ import pytest
 from steward_websearch.service.admission import Admission, Busy
 from steward_websearch.settings import ServiceSettings
 
-from steward.state import MemoryStore, Namespaced, RedisState
+from steward._state import MemoryStore, Namespaced, RedisState
 from steward.testing import FakeClock
 
 pytestmark = pytest.mark.anyio

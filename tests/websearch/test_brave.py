@@ -10,7 +10,7 @@ from steward_websearch.service.search import canonical_url
 from test_service import SERVICE_KEY
 from upstreams import BRAVE_KEY, BraveShaped
 
-from steward.cli import cli
+from steward._cli import cli
 from steward.testing import serve_app, serve_host
 
 

@@ -12,7 +12,7 @@ import pytest
 from steward_websearch.extract import Document
 from steward_websearch.service.page_cache import CachedPage, PageCache, SharedPageCache, lifetime, normalise_url
 
-from steward.state import RedisState
+from steward._state import RedisState
 from steward.testing import FakeClock
 
 DAY, WEEK = 24 * 3600, 7 * 24 * 3600

@@ -1,12 +1,14 @@
 """Steward: a capability host that asks a person before anything leaves the house.
 
-Everything a plugin or an embedding program needs is importable from here; other modules are
-private and may change.
+Everything a plugin or an embedding program needs is importable from here. The same names,
+gathered by audience, are in ``steward.web`` (a plugin's routes), ``steward.commands`` (a plugin's
+commands) and ``steward.testing`` (its tests); ``steward.hookspecs`` is the plugin API's table of
+contents. Every other module's name starts with an underscore: private, and it may change.
 """
 
-from steward.app import create_app
-from steward.auth import Principal
-from steward.capability import (
+from steward._app import create_app
+from steward._auth import Principal
+from steward._capability import (
     Bounds,
     Capability,
     Citation,
@@ -16,31 +18,31 @@ from steward.capability import (
     SideEffect,
     Surface,
 )
-from steward.client import (
+from steward._client import (
     ClientSettings,
     ClientSettingsError,
     cannot_reach,
     load_client_settings,
     server_client,
 )
-from steward.codes import Code, OutcomeCode, http_status
-from steward.config import Config, ConfigError, ModelConfig, load_config
-from steward.context import InvocationContext
-from steward.executor import Turn
-from steward.files import CorruptFile, locked, read_json_object, write_atomic
-from steward.health import HealthCheck, HealthReport
+from steward._codes import Code, OutcomeCode, http_status
+from steward._config import Config, ConfigError, ModelConfig, load_config
+from steward._context import InvocationContext
+from steward._executor import Turn
+from steward._files import CorruptFile, locked, read_json_object, write_atomic
+from steward._health import HealthCheck, HealthReport
+from steward._host import Host, PluginLoadFailed
+from steward._http_client import http_client
+from steward._isolation import IsolatedJobFailed, IsolatedWorkers
+from steward._model import ModelClient, ModelUnavailable
+from steward._outcome import CapabilityError, Outcome, PendingConfirmation, Rejection, Stage, Status
+from steward._panels import ConsolePanel
+from steward._plugins import Plugin
+from steward._policy import PolicyFlag
+from steward._resources import Resources
+from steward._state import Lease, StateStore, StateUnavailable
+from steward._version import __version__
 from steward.hookspecs import hookimpl
-from steward.host import Host, PluginLoadFailed
-from steward.http_client import http_client
-from steward.isolation import IsolatedJobFailed, IsolatedWorkers
-from steward.model import ModelClient, ModelUnavailable
-from steward.outcome import CapabilityError, Outcome, PendingConfirmation, Rejection, Stage, Status
-from steward.panels import ConsolePanel
-from steward.plugins import Plugin
-from steward.policy import PolicyFlag
-from steward.resources import Resources
-from steward.state import Lease, StateStore, StateUnavailable
-from steward.version import __version__
 from steward.web import (
     ApiError,
     authenticate,
@@ -53,6 +55,26 @@ from steward.web import (
     read_json,
     require_scope,
 )
+
+
+def _claim_public_names() -> None:
+    """Say ``steward.X``, not ``steward._module.X``, where it is safe to.
+
+    Functions, exceptions, enums and plain classes take ``steward`` as their module, as httpx's
+    do. msgspec Structs and dataclasses keep the module that defines them: msgspec and ``typing``
+    resolve their postponed annotations through it, in subclasses too.
+    """
+    import dataclasses
+    import inspect
+
+    import msgspec
+
+    for name in __all__:
+        public = globals().get(name)
+        if inspect.isfunction(public) or (
+            isinstance(public, type) and not issubclass(public, msgspec.Struct) and not dataclasses.is_dataclass(public)
+        ):
+            public.__module__ = "steward"
 
 
 def __getattr__(name: str) -> object:
@@ -129,3 +151,5 @@ __all__ = [
     "server_client",
     "write_atomic",
 ]
+
+_claim_public_names()

@@ -18,11 +18,11 @@ from typing import Any
 import click
 import msgspec
 
-from steward.auth import Principal
-from steward.client import ClientSettings, ClientSettingsError, cannot_reach, load_client_settings, server_client
-from steward.config import Config, ConfigError, load_config
-from steward.host import Host, PluginLoadFailed
-from steward.state import StateUnavailable
+from steward._auth import Principal
+from steward._client import ClientSettings, ClientSettingsError, cannot_reach, load_client_settings, server_client
+from steward._config import Config, ConfigError, load_config
+from steward._host import Host, PluginLoadFailed
+from steward._state import StateUnavailable
 
 
 class _Options(msgspec.Struct):

@@ -18,13 +18,13 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.routing import BaseRoute
 
-    from steward.auth import Principal
-    from steward.capability import Capability
-    from steward.codes import OutcomeCode
-    from steward.config import Config
-    from steward.health import HealthCheck
-    from steward.panels import ConsolePanel
-    from steward.policy import PolicyFlag
+    from steward._auth import Principal
+    from steward._capability import Capability
+    from steward._codes import OutcomeCode
+    from steward._config import Config
+    from steward._health import HealthCheck
+    from steward._panels import ConsolePanel
+    from steward._policy import PolicyFlag
 
 hookspec = pluggy.HookspecMarker("steward")
 hookimpl = pluggy.HookimplMarker("steward")

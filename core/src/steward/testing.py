@@ -33,12 +33,12 @@ from typing import Any
 import httpx
 import uvicorn
 
-from steward.app import create_app
-from steward.config import Config, load_config
-from steward.host import Host
-from steward.plugins import Plugin
-from steward.scripted_model import DEFAULT_RULES, Rule, ScriptedModel
-from steward.state import Clock
+from steward._app import create_app
+from steward._config import Config, load_config
+from steward._host import Host
+from steward._plugins import Plugin
+from steward._scripted_model import DEFAULT_RULES, Rule, ScriptedModel
+from steward._state import Clock
 
 __all__ = [
     "DEFAULT_RULES",

@@ -2,7 +2,7 @@
 
 A route a plugin registers (``register_routes``) answers in Steward's error shape and reaches the
 host through these, never through the host's own objects: the caller through the same
-:class:`~steward.surfaces.gate.CallerGate` the core's routes use, a capability through the same
+:class:`~steward._surfaces.gate.CallerGate` the core's routes use, a capability through the same
 executor, admission cap and audit as ``/api/v1/capabilities/{name}/invoke``.
 """
 
@@ -18,18 +18,18 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
-from steward.auth import Principal
-from steward.bodies import ApiError, decode_body, receive_body
-from steward.capability import Surface
-from steward.codes import Code, http_status
-from steward.openapi import openapi_operation
-from steward.outcome import Outcome
-from steward.policy import Policy
-from steward.state import StateStore
-from steward.surfaces.gate import CallerGate
+from steward._auth import Principal
+from steward._bodies import ApiError, decode_body, receive_body
+from steward._capability import Surface
+from steward._codes import Code, http_status
+from steward._openapi import openapi_operation
+from steward._outcome import Outcome
+from steward._policy import Policy
+from steward._state import StateStore
+from steward._surfaces.gate import CallerGate
 
 if TYPE_CHECKING:
-    from steward.host import Host
+    from steward._host import Host
 
 T = TypeVar("T")
 Endpoint = Callable[[Request], Awaitable[Response]]

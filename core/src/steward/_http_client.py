@@ -1,0 +1,26 @@
+"""The one way Steward code makes outgoing HTTP requests.
+
+Every client ignores the environment's proxies and ``.netrc`` (``trust_env=False``): a capability
+host must not send household traffic somewhere because of an inherited variable. It names itself
+``steward/<version>`` and keeps no cookies between requests.
+"""
+
+from __future__ import annotations
+
+from http.cookiejar import CookieJar, DefaultCookiePolicy
+from typing import Any
+
+import httpx
+
+from steward._version import __version__
+
+USER_AGENT = f"steward/{__version__}"
+DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
+
+
+def http_client(**options: Any) -> httpx.AsyncClient:
+    """An ``httpx.AsyncClient`` with Steward's defaults; ``options`` override them (``timeout=``, ``transport=`` …)."""
+    headers = {"User-Agent": USER_AGENT, **options.pop("headers", {})}
+    settings: dict[str, Any] = {"timeout": DEFAULT_TIMEOUT, "follow_redirects": False, **options}
+    refuse_all = CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
+    return httpx.AsyncClient(headers=headers, trust_env=False, cookies=refuse_all, **settings)
