@@ -7,7 +7,7 @@ import msgspec
 import pytest
 
 import steward
-from steward import codes
+from steward import _codes as codes
 from steward.testing import make_host, serve_host
 
 

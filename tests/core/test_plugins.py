@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 import steward
-from steward import plugins as steward_plugins
+from steward import _plugins as steward_plugins
 from steward._cli import add_plugin_commands, cli
 from steward._config import load_config
 from steward._plugins import discover
