@@ -58,7 +58,7 @@ def serve_steward(port: int, site_port: int, data_dir: str, key_file: str) -> No
     import steward_websearch
 
     import steward
-    from steward import http_server
+    from steward import _http_server as http_server
     from steward._config import ServerConfig
     from steward.testing import make_host
 

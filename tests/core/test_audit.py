@@ -269,3 +269,22 @@ async def test_a_read_only_local_calls_record_waits_for_its_span_and_others_do_n
         "one that leaves the device is written at once, and takes the waiting ones with it, in order"
     )
     log.close()
+
+
+def test_a_program_that_ends_without_closing_its_log_still_writes_what_waited(tmp_path):
+    """A read-only local call's record waits for its span; a program ending first must not lose it."""
+    import subprocess
+    import sys
+
+    program = (
+        "import asyncio, sys; from pathlib import Path; from steward import Classification; "
+        "from steward._audit import AuditLog; from steward._outcome import Outcome; "
+        "log = AuditLog(Path(sys.argv[1]))\n"
+        "async def once():\n"
+        "    local = Classification(side_effect='read_only', network='local', confirmation='automatic')\n"
+        "    log.record(Outcome(capability='a.b', version=1, stage='result', status='ok', classification=local),"
+        " caller='c', surface='s')\n"
+        "asyncio.run(once())\n"
+    )
+    subprocess.run([sys.executable, "-c", program, str(tmp_path / "audit.jsonl")], check=True)
+    assert [json.loads(line)["capability"] for line in lines_in(tmp_path / "audit.jsonl")] == ["a.b"]

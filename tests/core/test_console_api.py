@@ -17,7 +17,7 @@ import steward
 from steward._surfaces.prompts import readable_arguments
 from steward.testing import Rule, ScriptedModel, ServedHost, make_host, serve_app, serve_host
 
-CONSOLE = Path(steward.__file__).parent / "surfaces" / "console"
+CONSOLE = Path(steward.__file__).parent / "_surfaces" / "console"
 
 
 @pytest.fixture

@@ -27,12 +27,15 @@ most that span's records of such calls; every other record is written as describ
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import datetime
 import logging
 import os
 import socket
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +71,14 @@ class AuditRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Who asked, when someone else answered the confirmation (a person in the console)."""
 
 
+def _flush_at_exit(log: weakref.ref[AuditLog]) -> None:
+    """A program that ends without closing its host still writes what was gathered (a closed log has nothing left)."""
+    alive = log()
+    if alive is not None and alive._pending and not alive._closed:
+        with contextlib.suppress(OSError):
+            alive.flush()
+
+
 def _reads_locally(classification: Classification | None) -> bool:
     return (
         classification is not None and classification.side_effect == "read_only" and classification.network == "local"
@@ -101,6 +112,8 @@ class AuditLog:
         self._size = os.fstat(self._descriptor).st_size
         self._host = socket.gethostname()
         self._worker = os.getpid()
+        self._closed = False
+        atexit.register(_flush_at_exit, weakref.ref(self))
 
     def record_start(self, outcome: Outcome, *, caller: str, surface: str, asker: str | None = None) -> None:
         """Write, now, that a capability which leaves the device or changes something is about to run.
@@ -208,6 +221,7 @@ class AuditLog:
         with self._lock:
             self._write_pending()
             os.close(self._descriptor)
+            self._closed = True
 
     def _write_pending(self) -> None:
         """One ``write`` for the gathered lines, or one per file when they cross the rotation size.

@@ -61,7 +61,7 @@ for _command in CLIENT_COMMANDS:
 @click.option("--workers", type=int, help="Worker processes (default 1).")
 def serve(bind_host: str | None, port: int | None, workers: int | None) -> None:
     """Serve the HTTP API; on the first start, create an admin key and show it once."""
-    from steward import http_server
+    from steward import _http_server as http_server
     from steward._app import create_app
 
     server = {

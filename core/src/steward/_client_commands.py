@@ -65,7 +65,11 @@ def invoke(name: str, arguments: str, local: bool) -> None:
         raise click.BadParameter("must be a JSON object", param_hint="--json")
     if local:
         click.echo("--local: running in this process, not on the server", err=True)
-        outcome = msgspec.to_builtins(asyncio.run(_invoke_here(current_host(), name, arguments)))
+        host = current_host()
+        try:
+            outcome = msgspec.to_builtins(asyncio.run(_invoke_here(host, name, arguments)))
+        finally:
+            host.close()
     else:
         outcome = _invoke_on_server(name, parsed)
     click.echo(json.dumps(outcome, indent=2, ensure_ascii=False))
