@@ -152,3 +152,38 @@ def test_a_full_store_leaves_no_orphan_card_and_health_says_so(limited):
     health = admin.get("/healthz").json()
     assert health["status"] == "degraded"
     assert any("in-process state store" in problem for problem in health["problems"])
+
+
+def test_a_session_in_use_lives_on_and_one_left_idle_is_forgotten(sample: SamplePlugin, tmp_path):
+    import time
+
+    config = {"mcp": {"session_idle_seconds": 2}}
+    with serve_host([steward.Plugin("sample", sample)], data_dir=tmp_path, config=config) as served:
+        key = served.key(["invoke"])
+        session = initialize(served, key)
+        statuses = []
+        for _ in range(6):
+            statuses.append(ping(served, key, session))
+            time.sleep(0.5)
+        assert statuses == [200] * 6, "used for 3 s, past its 2 s idle lifetime, and still there"
+        time.sleep(2.5)
+        assert ping(served, key, session) == 404
+
+
+def test_a_busy_session_costs_the_store_a_read_per_request_not_a_write(sample: SamplePlugin, tmp_path):
+    """Its idle lifetime starts again only once a tenth of it has passed since it last did."""
+    config = {"mcp": {"session_idle_seconds": 60}}
+    with serve_host([steward.Plugin("sample", sample)], data_dir=tmp_path, config=config) as served:
+        key = served.key(["invoke"])
+        session = initialize(served, key)
+        store = served.host.core_state("mcp")
+        writes: list[str] = []
+        original = store.set
+
+        async def counting_set(name, value, **options):
+            writes.append(name)
+            return await original(name, value, **options)
+
+        store.set = counting_set
+        assert [ping(served, key, session) for _ in range(30)] == [200] * 30
+    assert writes == []

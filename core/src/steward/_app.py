@@ -91,15 +91,16 @@ INVOKE_PATH = re.compile(r"/api/v1/capabilities/([^/]+)/invoke")
 
 class _CountRequests:
     """Counts responses by endpoint name (never by raw path: paths carry caller text), and sends a
-    ``POST`` to the invoke route straight to its endpoint.
+    ``POST`` to the invoke route or to ``/mcp`` straight to its endpoint.
 
-    The invoke route is the busiest by far; Starlette's router and exception middleware in front of
-    it were a fifth of what Steward added to a request (``bench/http_throughput.py``). Its errors
-    are rendered by the same handlers as every other route's.
+    They are the busiest routes by far; Starlette's router and exception middleware in front of
+    the invoke route were a fifth of what Steward added to a request (``bench/http_throughput.py``),
+    and ``/mcp`` sits behind every REST route in the router. Their errors are rendered by the same
+    handlers as every other route's.
     """
 
-    def __init__(self, app: ASGIApp, host: Host, invoke: ASGIApp) -> None:
-        self.app, self.host, self.invoke = app, host, invoke
+    def __init__(self, app: ASGIApp, host: Host, invoke: ASGIApp, mcp: ASGIApp | None) -> None:
+        self.app, self.host, self.invoke, self.mcp = app, host, invoke, mcp
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -112,21 +113,25 @@ class _CountRequests:
                 status = message["status"]
             await send(message)
 
-        invoking = INVOKE_PATH.fullmatch(scope["path"]) if scope["method"] == "POST" else None
+        posted = scope["method"] == "POST"
+        invoking = INVOKE_PATH.fullmatch(scope["path"]) if posted else None
         try:
-            if invoking is None:
-                await self.app(scope, receive, record_status)
-            else:
+            if invoking is not None:
                 scope["path_params"], scope["endpoint"] = {"name": invoking[1]}, self.invoke
-                await self._invoke(scope, receive, record_status)
+                await self._direct(self.invoke, scope, receive, record_status)
+            elif posted and self.mcp is not None and scope["path"] == "/mcp":
+                scope["path_params"], scope["endpoint"] = {}, self.mcp
+                await self._direct(self.mcp, scope, receive, record_status)
+            else:
+                await self.app(scope, receive, record_status)
         finally:
             endpoint = scope.get("endpoint")
             route = getattr(endpoint, "__name__", "unmatched")
             self.host.metrics.requests.count(route, status)
 
-    async def _invoke(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _direct(self, endpoint: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
         try:
-            await self.invoke(scope, receive, send)
+            await endpoint(scope, receive, send)
         except Exception as error:  # noqa: BLE001 - rendered by the handlers, the last of which is for any Exception
             handler = next(EXCEPTION_HANDLERS[kind] for kind in type(error).__mro__ if kind in EXCEPTION_HANDLERS)
             response = await handler(Request(scope, receive), error)
@@ -160,7 +165,8 @@ def create_app(host: Host) -> Starlette:
     app.state.host = host
     app.state.gate = gate
     invoke = next(route.endpoint for route in routes if getattr(route, "path", None) == INVOKE_ROUTE)
-    app.add_middleware(_CountRequests, host=host, invoke=invoke)
+    mcp = next((route.endpoint for route in routes if getattr(route, "path", None) == "/mcp"), None)
+    app.add_middleware(_CountRequests, host=host, invoke=invoke, mcp=mcp)
     return app
 
 

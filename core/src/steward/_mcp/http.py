@@ -72,6 +72,13 @@ class _Session(msgspec.Struct, frozen=True):
     caller: str
     version: str
     elicitation: list[str]
+    touched_at: float = 0.0
+    """When its idle lifetime last started again (wall clock, so every worker agrees roughly)."""
+
+
+TOUCH_SHARE = 0.1
+"""A session's idle lifetime starts again on a use only once this share of it has passed, so a busy
+session costs the store one read per request, not a read and a write."""
 
 
 class McpEndpoint:
@@ -174,7 +181,7 @@ class McpEndpoint:
         version = negotiate_handshake(params.get("protocolVersion"))
         modes = sorted(elicitation_modes(params.get("capabilities")))
         session_id = secrets.token_urlsafe(24)
-        record = _Session(principal.identity, version, modes)
+        record = _Session(principal.identity, version, modes, time.time())
         try:
             await self._keep_session(session_id, record)
         except StateUnavailable as error:
@@ -227,13 +234,19 @@ class McpEndpoint:
         )
 
     async def _session(self, session_id: str, principal: Principal) -> _Session:
-        """The session, if it is the caller's; its idle lifetime starts again with each use."""
-        key = _session_key(session_id)
+        """The session, if it is the caller's; its idle lifetime starts again as it is used."""
+        key, idle_seconds = _session_key(session_id), self.host.config.mcp.session_idle_seconds
         try:
             raw = await self.store.get(key)
             session = msgspec.msgpack.decode(raw, type=_Session) if raw is not None else None
-            if session is not None and session.caller == principal.identity:
-                await self.store.set(key, raw, ttl_seconds=self.host.config.mcp.session_idle_seconds)
+            now = time.time()
+            if (
+                session is not None
+                and session.caller == principal.identity
+                and not 0 <= now - session.touched_at < idle_seconds * TOUCH_SHARE
+            ):
+                touched = msgspec.structs.replace(session, touched_at=now)
+                await self.store.set(key, msgspec.msgpack.encode(touched), ttl_seconds=idle_seconds)
         except StateUnavailable as error:
             raise _refused(Code.STATE_UNAVAILABLE, str(error), 503) from None
         if session is None or session.caller != principal.identity:
