@@ -230,6 +230,11 @@ class Capability:
                 yield "surfaces must name at least one surface"
 
     @functools.cached_property
+    def has_policy(self) -> bool:
+        """Whether stage 3 has anything to ask of it beyond a turn's bound (a flag, a check)."""
+        return self.policy_key is not None or self.policy_check is not None
+
+    @functools.cached_property
     def blocking(self) -> bool:
         """A plain function handler: it runs in a thread, never on the event loop."""
         return not _is_async_callable(self.handler)

@@ -133,7 +133,8 @@ class Executor:
             entry = self._resolve(name, version, surface)
             validated = self._validate(entry, arguments)
             context = self.context_for(entry, caller, surface)
-            await self._check_policy(entry, validated, context, turn)
+            if entry.capability.has_policy or turn is not None:
+                await self._check_policy(entry, validated, context, turn)
             if self._needs_person(entry, caller, surface):
                 pending = await self._issue(entry, validated, caller, surface)
                 outcome = self._outcome(entry, name, Stage.CONFIRM, Status.PENDING, started)
