@@ -1,12 +1,16 @@
 """The six stages, driven directly (the HTTP tests drive the same executor over a real server)."""
 
 import asyncio
+import time
 
+import msgspec
 import pytest
 from principals import ALICE, BOB
 
+import steward
 from steward import Surface, Turn
 from steward._confirmation import token_digest
+from steward.testing import make_host
 
 pytestmark = pytest.mark.anyio
 
@@ -245,3 +249,51 @@ async def test_preapproval_does_not_skip_policy(host, sample):
     fleet = ALICE.__class__("fleet", frozenset({"invoke"}), frozenset({"sample.send"}))
     outcome = await run(host, "sample.send", {"text": "x"}, caller=fleet)
     assert outcome.code == "CAPABILITY_DISABLED"
+
+
+class _Steps(msgspec.Struct):
+    before_await_seconds: float
+
+
+class _Done(msgspec.Struct):
+    done: bool
+
+
+class _FirstStep:
+    """A handler that works before its first await (sleeping in the loop, as a careless one does)."""
+
+    @steward.hookimpl
+    def register_capabilities(self):
+        async def work(arguments: _Steps, context) -> _Done:
+            time.sleep(arguments.before_await_seconds)
+            if arguments.before_await_seconds:
+                await asyncio.sleep(5)
+            return _Done(True)
+
+        return [
+            steward.Capability(
+                "steps.work",
+                1,
+                "Works.",
+                _Steps,
+                _Done,
+                "read_only",
+                "local",
+                work,
+                bounds=steward.Bounds(timeout_seconds=0.2),
+            )
+        ]
+
+
+async def test_a_handler_done_without_awaiting_answers_at_once_and_one_that_overran_first_is_stopped(tmp_path):
+    """The first step runs before any deadline is set up; a deadline then counts it all the same."""
+    host = make_host([steward.Plugin("steps", _FirstStep())], data_dir=tmp_path)
+    try:
+        quick = await host.executor.invoke("steps.work", {"before_await_seconds": 0}, caller=ALICE, surface=INVOKE)
+        assert (quick.status, quick.result) == ("ok", _Done(True))
+        started = time.perf_counter()
+        late = await host.executor.invoke("steps.work", {"before_await_seconds": 0.3}, caller=ALICE, surface=INVOKE)
+        assert (late.status, late.code) == ("failed", "TIMEOUT")
+        assert time.perf_counter() - started < 1.0, "stopped at its first await, not after its 5 s sleep"
+    finally:
+        host.close()

@@ -427,11 +427,15 @@ class Executor:
 
     async def _execute(self, entry: Registered, arguments: msgspec.Struct, context: InvocationContext) -> Any:
         capability = entry.capability
+        started = time.perf_counter()
         try:
-            with self.deadlines.limit(capability.bounds.timeout_seconds):
-                return await self.runner.run(
-                    capability.name, capability.handler, capability.blocking, arguments, context
-                )
+            finished, running = self.runner.start(
+                capability.name, capability.handler, capability.blocking, arguments, context
+            )
+            if finished:
+                return running
+            with self.deadlines.limit(capability.bounds.timeout_seconds - (time.perf_counter() - started)):
+                return await running
         except TimeoutError:
             raise _Stop(
                 Stage.EXECUTE,

@@ -29,34 +29,59 @@ log = logging.getLogger("steward.handlers")
 BlockObserver = Callable[[str, float], None]
 
 
-class _Watched:
-    """Drives a coroutine step by step, as a Task would, timing each step between awaits."""
+_NOTHING: Any = object()
 
-    __slots__ = ("_coroutine", "_name", "_runner")
+
+class _Watched:
+    """Drives a coroutine step by step, as a Task would, timing each step between awaits.
+
+    :meth:`first_step` runs the first step at once: a handler that answers without awaiting
+    anything (a lookup, a computation) is then done before any deadline or task machinery is set
+    up for it, which was a tenth of what the executor cost per call.
+    """
+
+    __slots__ = ("_coroutine", "_name", "_runner", "_yielded", "result")
 
     def __init__(self, coroutine: Coroutine[Any, Any, Any], name: str, runner: HandlerRunner) -> None:
         self._coroutine, self._name, self._runner = coroutine, name, runner
+        self._yielded: Any = _NOTHING
+        self.result: Any = _NOTHING
+
+    def first_step(self) -> bool:
+        """Run the coroutine up to its first await; ``True`` when it finished (see :attr:`result`)."""
+        started = time.perf_counter()
+        try:
+            self._yielded = self._coroutine.send(None)
+        except StopIteration as finished:
+            self.result = finished.value
+            return True
+        finally:
+            self._check(time.perf_counter() - started, self._runner.threshold_seconds)
+        return False
 
     def __await__(self) -> Generator[Any, Any, Any]:
         send, throw = self._coroutine.send, self._coroutine.throw
         threshold = self._runner.threshold_seconds
         value: Any = None
         error: BaseException | None = None
+        yielded, self._yielded = self._yielded, _NOTHING
         while True:
-            started = time.perf_counter()
-            try:
-                yielded = send(value) if error is None else throw(error)
-            except StopIteration as finished:
+            if yielded is _NOTHING:
+                started = time.perf_counter()
+                try:
+                    yielded = send(value) if error is None else throw(error)
+                except StopIteration as finished:
+                    self._check(time.perf_counter() - started, threshold)
+                    return finished.value
+                except BaseException:
+                    self._check(time.perf_counter() - started, threshold)
+                    raise
                 self._check(time.perf_counter() - started, threshold)
-                return finished.value
-            except BaseException:
-                self._check(time.perf_counter() - started, threshold)
-                raise
-            self._check(time.perf_counter() - started, threshold)
             try:
                 value, error = (yield yielded), None
             except BaseException as raised:  # noqa: BLE001 - cancellation and errors go back into the handler
                 value, error = None, raised
+            yielded = _NOTHING
 
     def _check(self, seconds: float, threshold: float) -> None:
         if seconds > threshold:
@@ -86,6 +111,14 @@ class HandlerRunner:
         if blocking:
             return asyncio.get_running_loop().run_in_executor(self._threads, handler, arguments, context)
         return _Watched(handler(arguments, context), name, self)
+
+    def start(self, name: str, handler: Callable[..., Any], blocking: bool, arguments: Any, context: Any) -> Any:
+        """Like :meth:`run`, but an async handler's first step runs now: ``(True, result)`` when
+        it finished there, else ``(False, awaitable)`` to await under the deadline."""
+        running = self.run(name, handler, blocking, arguments, context)
+        if not blocking and running.first_step():
+            return True, running.result
+        return False, running
 
     def blocked(self, name: str, seconds: float) -> None:
         log.warning(
