@@ -106,19 +106,18 @@ class HandlerRunner:
         self._recent: collections.deque[tuple[float, str, float]] = collections.deque(maxlen=64)
         self._lock = threading.Lock()
 
-    def run(self, name: str, handler: Callable[..., Any], blocking: bool, arguments: Any, context: Any) -> Any:
-        """An awaitable of the handler's result; await it under the invocation's deadline."""
+    def start(
+        self, name: str, handler: Callable[..., Any], blocking: bool, arguments: Any, context: Any
+    ) -> tuple[bool, Any]:
+        """The handler under way: ``(True, result)`` when an async handler finished within its first
+        step, else ``(False, awaitable)`` to await under the invocation's deadline (a plain ``def``
+        runs in the thread pool)."""
         if blocking:
-            return asyncio.get_running_loop().run_in_executor(self._threads, handler, arguments, context)
-        return _Watched(handler(arguments, context), name, self)
-
-    def start(self, name: str, handler: Callable[..., Any], blocking: bool, arguments: Any, context: Any) -> Any:
-        """Like :meth:`run`, but an async handler's first step runs now: ``(True, result)`` when
-        it finished there, else ``(False, awaitable)`` to await under the deadline."""
-        running = self.run(name, handler, blocking, arguments, context)
-        if not blocking and running.first_step():
-            return True, running.result
-        return False, running
+            return False, asyncio.get_running_loop().run_in_executor(self._threads, handler, arguments, context)
+        watched = _Watched(handler(arguments, context), name, self)
+        if watched.first_step():
+            return True, watched.result
+        return False, watched
 
     def blocked(self, name: str, seconds: float) -> None:
         log.warning(
