@@ -450,13 +450,16 @@ return {'ok', 0}
 """
 
 _SHELF_TAKE = """
-if redis.call('GET', KEYS[1]) ~= ARGV[2] then return false end
+local kept = redis.call('GET', KEYS[1])
+if not kept then return false end
+local colon = string.find(kept, ':', 1, true)
+if string.sub(kept, colon + 1) ~= ARGV[2] then return false end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('HDEL', KEYS[4], ARGV[1])
 local now = redis.call('TIME')
-return tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+return {string.sub(kept, 1, colon - 1), tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)}
 """
 
 _SHELF_WAITING = """
@@ -475,9 +478,9 @@ class RedisShelf:
 
     An item is kept as ``<due-at-ms>:<value>`` with a Redis lifetime of its keep time, so Redis
     forgets it by itself; a sorted set per owner (by due time) and one for the shelf (by keep
-    time) count it, and a hash holds its size. Taking is one script that deletes the item only
-    if it still holds the value the caller peeked: of concurrent answers on any number of hosts,
-    exactly one gets it.
+    time) count it, and a hash holds its size. Taking is one script, one round trip, that deletes
+    the item only if it still holds the value the caller peeked: of concurrent answers on any
+    number of hosts, exactly one gets it.
     """
 
     def __init__(self, state: RedisState, name: str, limits: ShelfLimits) -> None:
@@ -510,15 +513,11 @@ class RedisShelf:
         return None if kept is None else _split_kept(kept)[1]
 
     async def take(self, item_id: str, owner: str, value: bytes) -> float | None:
-        keys = self._keys(item_id, owner)
-        with self.state.reached():
-            kept = await self.state.client.get(keys[0])
-        if kept is None or _split_kept(kept)[1] != value:
+        taken = await self.state.script(_SHELF_TAKE, self._keys(item_id, owner), [item_id, value])
+        if not taken:
             return None
-        now = await self.state.script(_SHELF_TAKE, keys, [item_id, kept])
-        if not now:
-            return None
-        return (_split_kept(kept)[0] - int(now)) / 1000
+        due_at, now = taken
+        return (int(due_at) - int(now)) / 1000
 
     async def waiting(self) -> list[Shelved]:
         answer = await self.state.script(_SHELF_WAITING, [self.state.key(self.name)], [self.state.key(self.name, "")])
