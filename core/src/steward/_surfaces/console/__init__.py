@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from steward.web import json_response, require_scope
+from steward.web import host_of, json_response, require_scope
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
@@ -58,7 +58,7 @@ async def console_asset(request: Request) -> Response:
 
 async def panel_script(request: Request) -> Response:
     """A plugin's console panel script (``register_console_panels``), under the console's policy."""
-    panel = request.app.state.host.console_panels.get(request.path_params["name"])
+    panel = host_of(request).console_panels.get(request.path_params["name"])
     if panel is None:
         return _not_found()
     return Response(panel.script.read_bytes(), media_type=ASSETS["console.js"], headers=_HEADERS)
@@ -67,7 +67,7 @@ async def panel_script(request: Request) -> Response:
 @require_scope()
 async def list_panels(request: Request) -> Response:
     """The plugins' console panels: name, title, the scope a key needs, and the script's address."""
-    panels = request.app.state.host.console_panels.values()
+    panels = host_of(request).console_panels.values()
     described = [
         {"name": panel.name, "title": panel.title, "scope": panel.scope, "script": f"/console/panels/{panel.name}.js"}
         for panel in panels
