@@ -5,12 +5,14 @@ The job functions live in this module: a worker imports them by name, as it woul
 
 import asyncio
 import os
+import threading
 import time
 
 import msgspec
 import pytest
 
 from steward import IsolatedJobFailed, IsolatedWorkers
+from steward import _isolation as isolation
 
 
 class Refused(ValueError):
@@ -115,6 +117,44 @@ def test_a_cancelled_caller_kills_the_job(workers):
     while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not alive(pid)
+
+
+def test_a_caller_cancelled_while_its_worker_starts_leaves_at_once_and_the_worker_is_kept(monkeypatch):
+    """The event loop never waits for a worker process to start: the cancellation returns while
+    the start is still held back (were the loop blocked, the hold would run out), and the worker
+    that started then serves the next job."""
+    starting, release = threading.Event(), threading.Event()
+    held_back_to_the_end: list[bool] = []
+    pids: list[int] = []
+
+    class SlowToStart(isolation._Worker):
+        def __init__(self, memory_bytes: int) -> None:
+            starting.set()
+            held_back_to_the_end.append(not release.wait(5))
+            super().__init__(memory_bytes)
+            pids.append(self.process.pid)
+
+    monkeypatch.setattr(isolation, "_Worker", SlowToStart)
+    pool = IsolatedWorkers(1, memory_bytes=512 * 1024 * 1024, cpu_seconds=2)
+
+    async def cancel_while_starting() -> None:
+        task = asyncio.ensure_future(pool.run(describe_worker, result_type=Measured))
+        while not starting.is_set():
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        release.set()
+
+    try:
+        run(cancel_while_starting())
+        measured = run(pool.run(describe_worker, result_type=Measured))
+    finally:
+        release.set()
+        pool.close()
+    assert held_back_to_the_end == [False], "the cancelled caller waited for the worker to start"
+    assert pool.killed == 0, "no worker was running the job, so none was killed"
+    assert pids == [measured.pid], "the worker started for the cancelled job served the next one"
 
 
 def test_cpu_time_is_limited_even_without_a_deadline(workers):

@@ -100,11 +100,11 @@ def test_a_client_that_disconnects_stops_its_job(served, site):
         async with httpx.AsyncClient(base_url=served.base_url, headers={"Authorization": f"Bearer {key}"}) as client:
             with pytest.raises(httpx.ReadTimeout):
                 await client.post(
-                    "/v1/fetch", json={"url": f"{base}/data.json", "jq": RUNAWAY, "timeout": 60}, timeout=0.6
+                    "/v1/fetch", json={"url": f"{base}/data.json", "jq": RUNAWAY, "timeout": 60}, timeout=2.0
                 )
 
     asyncio.run(leave_early())
-    deadline = time.monotonic() + 1.5
+    deadline = time.monotonic() + 3
     while served.host.isolated.killed == 0 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert served.host.isolated.killed == 1, "the worker was killed when its client left, before any deadline"

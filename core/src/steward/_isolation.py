@@ -238,10 +238,14 @@ class IsolatedWorkers:
         self._threads.shutdown(wait=False, cancel_futures=True)
 
     def _call(self, job: _Job, request: bytes) -> bytes:
+        if job.abandoned:
+            raise asyncio.CancelledError
+        worker = self._checkout()
         with job.lock:
-            if job.abandoned:
-                raise asyncio.CancelledError
-            job.worker = worker = self._checkout()
+            abandoned, job.worker = job.abandoned, worker
+        if abandoned:
+            self._put_back(worker, healthy=True)
+            raise asyncio.CancelledError
         try:
             reply = worker.call(request, self.max_result_bytes)
         except (EOFError, OSError, ValueError):
@@ -253,14 +257,18 @@ class IsolatedWorkers:
             worker.signal_kill()
             self._discard(worker)
             raise
+        self._put_back(worker, healthy=not job.abandoned)
+        return reply
+
+    def _put_back(self, worker: _Worker, *, healthy: bool) -> None:
+        """Back to the idle list; one whose job was abandoned may have been signalled, so it goes."""
         with self._lock:
-            keep = not (self._closed or job.abandoned)
+            keep = healthy and not self._closed
             if keep:
                 self._idle.append(worker)
         if not keep:
             worker.signal_kill()
             self._discard(worker, count=False)
-        return reply
 
     def _checkout(self) -> _Worker:
         with self._lock:
