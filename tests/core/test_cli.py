@@ -34,7 +34,7 @@ def test_keys_add_prints_the_key_alone_and_stores_only_its_hash(run, tmp_path):
     assert key not in stored
     assert key_digest(key) in stored
     assert (tmp_path / "data" / "keys.toml").stat().st_mode & 0o777 == 0o600
-    principal = KeyStore(tmp_path / "data" / "keys.toml").lookup(key)
+    principal = KeyStore.in_file(tmp_path / "data" / "keys.toml").lookup(key)
     assert principal.scopes == frozenset({"conversation", "settings"})
 
 

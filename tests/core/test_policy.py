@@ -12,7 +12,7 @@ FLAGS = [PolicyFlag("web_search_enabled", "d"), PolicyFlag("home_enabled", "d", 
 
 @pytest.fixture
 def policy(tmp_path):
-    return Policy(tmp_path, FLAGS)
+    return Policy.in_directory(tmp_path, FLAGS)
 
 
 def test_missing_file_and_missing_key_read_false(policy, tmp_path):

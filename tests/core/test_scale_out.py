@@ -71,7 +71,7 @@ def steward_command(tmp_path: Path, *arguments: str) -> str:
 
 
 def test_two_servers_and_two_workers_share_keys_and_one_redis(redis_url, tmp_path):
-    kept = KeyStore(tmp_path / "a" / "keys.toml").add("from-memory-days", ["invoke"])
+    kept = KeyStore.in_file(tmp_path / "a" / "keys.toml").add("from-memory-days", ["invoke"])
     a, a_url = serve(tmp_path, "a", redis_url, "--workers", "2")
     try:
         b, b_url = serve(tmp_path, "b", redis_url)

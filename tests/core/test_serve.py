@@ -96,7 +96,7 @@ def test_files_written_by_root_belong_to_the_owner_of_the_data_directory(tmp_pat
     keys = data_dir / "keys.toml"
     assert (keys.stat().st_uid, keys.stat().st_gid) == (service_user, service_user)
     assert keys.stat().st_mode & 0o777 == 0o600
-    KeyStore(keys).revoke("fleet")
+    KeyStore.in_file(keys).revoke("fleet")
     assert keys.stat().st_uid == service_user
     secret = data_dir / "secrets" / "plugin" / "token"
     write_atomic(secret, b"x")

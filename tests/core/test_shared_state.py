@@ -10,7 +10,7 @@ import pytest
 from sample_plugin import SamplePlugin
 
 import steward
-from steward._auth import KeyStoreError, RedisKeyStore
+from steward._auth import KeyStore, KeyStoreError
 from steward._confirmation import (
     ConfirmationRequest,
     ConfirmationStore,
@@ -19,7 +19,9 @@ from steward._confirmation import (
     token_digest,
 )
 from steward._conversation import PausedTurn, PausedTurns
+from steward._policy import Policy, PolicyFlag, UnknownFlag, locations
 from steward._state import MemoryBackend, MemoryStore, Namespaced, RedisState, ShelfLimits, StateUnavailable, redact
+from steward._state.keys import RedisKeyTable
 from steward.testing import Rule, ScriptedModel, make_host, serve_app, serve_host
 
 pytestmark = pytest.mark.anyio
@@ -142,6 +144,41 @@ async def test_a_paused_turn_is_taken_once_by_whichever_host_asks(backends):
     await small.put("turn-5", paused("someone"))
     with pytest.raises(TooManyPending, match="too many paused"):
         await small.put("turn-6", paused("someone", "x" * 400))
+
+
+async def test_keys_added_through_one_host_are_found_and_revoked_through_the_other(backends, tmp_path):
+    first, second = (KeyStore(backend.key_table(tmp_path)) for backend in backends())
+    key = first.add("fleet", ["invoke"], ["sample.send"])
+    with pytest.raises(KeyStoreError, match="already exists"):
+        second.add("fleet", ["admin"])
+    second.refresh()
+    found = await second.find(key)
+    assert (found.name, found.scopes, found.preapproved) == ("fleet", frozenset({"invoke"}), frozenset({"sample.send"}))
+    assert second.lookup(key) == found == first.lookup(key)
+    assert await second.find(key + "x") is None
+    assert [record.name for record in second.records()] == ["fleet"]
+    assert second.revoke("fleet")
+    assert not first.revoke("fleet")
+    first.refresh()
+    assert await first.find(key) is None, "a key remembered by one host is refused once another revoked it"
+    assert first.lookup(key) is None
+
+
+async def test_a_flag_set_through_one_host_is_read_by_the_other(backends, tmp_path):
+    flags = [PolicyFlag("web_search_enabled", "d"), PolicyFlag("ha", "d", file="home-assistant.json", key="enabled")]
+    first, second = (Policy(flags, backend.flag_table(tmp_path, locations(flags))) for backend in backends())
+    assert await second.current() == {"ha": False, "web_search_enabled": False}
+    first.set("ha", True)
+    assert await second.enabled("ha")
+    assert second.is_enabled("ha")
+    assert not await second.enabled("web_search_enabled")
+    assert second.snapshot() == {"ha": True, "web_search_enabled": False}
+    first.set("ha", False)
+    assert await second.current() == {"ha": False, "web_search_enabled": False}
+    assert not await second.enabled("not_registered")
+    with pytest.raises(UnknownFlag):
+        second.set("not_registered", True)
+    assert second.problems() == []
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -318,7 +355,7 @@ def test_redact_hides_every_credential_form():
 
 
 def test_the_key_store_on_redis_is_the_one_the_command_line_writes(redis_url, tmp_path):
-    store = RedisKeyStore(shared(redis_url))
+    store = KeyStore(RedisKeyTable(shared(redis_url)))
     key = store.add("fleet", ["invoke"], ["sample.send"])
     with pytest.raises(KeyStoreError, match="already"):
         store.add("fleet", ["invoke"])
@@ -349,10 +386,9 @@ def test_anonymous_health_requests_do_not_reach_redis(redis_url, tmp_path):
 
 
 def test_the_first_start_on_redis_takes_the_memory_backend_keys_along(redis_url, tmp_path):
-    from steward._auth import KeyStore
     from steward._cli import _move_keys_to_redis
 
-    old = KeyStore(tmp_path / "keys.toml").add("console", ["settings"])
+    old = KeyStore.in_file(tmp_path / "keys.toml").add("console", ["settings"])
     host = make_host([], data_dir=tmp_path, config=redis_config(redis_url))
     try:
         _move_keys_to_redis(host)

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 import msgspec
 
-from steward._auth import SCOPES, KeyStore, KeyStoreError, RedisKeyStore, open_key_store
+from steward._auth import SCOPES, KeyStore, KeyStoreError
 from steward._capability import EVERY_SURFACE
 from steward._client_commands import CLIENT_COMMANDS
 from steward._config import ConfigError, load_config
@@ -23,7 +23,7 @@ from steward._files import InUse, hold_exclusively, remove_orphaned_temporaries,
 from steward._host import Host
 from steward._plugins import call_each, describe, discover, plugin_manager
 from steward._scaffold import ScaffoldError, installed_from, placeholders, render, steward_requirement
-from steward._state import StateUnavailable, connect, redact
+from steward._state import StateUnavailable, open_backend, redact
 from steward.commands import _Options, current_config, current_host, host_options
 
 log = logging.getLogger("steward.cli")
@@ -126,7 +126,7 @@ def _claim_data_directory(host: Host) -> None:
 def _move_keys_to_redis(host: Host) -> None:
     """The first start on the redis backend takes the keys of the memory backend along."""
     path = host.data_dir / "keys.toml"
-    if isinstance(host.keys, RedisKeyStore) and path.exists():
+    if host.shared is not None and path.exists():
         moved = host.keys.move_from(path)
         log.warning("moved %d key(s) from %s into the shared state store; the file is renamed", moved, path)
 
@@ -209,11 +209,11 @@ def keys() -> None:
     """Manage API keys (stored as hashes in keys.toml)."""
 
 
-def _key_store() -> KeyStore | RedisKeyStore:
+def _key_store() -> KeyStore:
     """The keys the configured server uses: ``keys.toml``, or the shared Redis."""
     config = current_config()
     try:
-        return open_key_store(config.data_dir, connect(config.state))
+        return KeyStore(open_backend(config.state).key_table(config.data_dir))
     except StateUnavailable as error:
         raise click.ClickException(str(error)) from None
 

@@ -17,7 +17,7 @@ import msgspec
 
 from steward._admission import Admission
 from steward._audit import AuditLog
-from steward._auth import KeyStore, Principal, RedisKeyStore, bearer_key, open_key_store
+from steward._auth import KeyStore, Principal, bearer_key
 from steward._capability import Capability, InvalidCapability, collecting_declarations
 from steward._codes import OutcomeCode
 from steward._codes import declare as declare_codes
@@ -35,7 +35,7 @@ from steward._metrics import Metrics
 from steward._model import ModelClient
 from steward._panels import ConsolePanel
 from steward._plugins import Plugin, PluginInfo, call_each, describe, discover, hooks_of, plugin_manager
-from steward._policy import Policy, PolicyFlag
+from steward._policy import Policy, PolicyFlag, locations
 from steward._registry import DuplicateCapability, Registered, Registry, register
 from steward._resources import Resources
 from steward._state import Clock, RedisState, ShelfLimits, StateStore, StateUnavailable, open_backend, redact
@@ -52,7 +52,7 @@ class PluginLoadFailed(RuntimeError):
 class KeyAuthentication:
     """The core's ``authenticate``: a bearer key looked up in ``keys.toml``; runs after any plugin's."""
 
-    def __init__(self, keys: KeyStore | RedisKeyStore) -> None:
+    def __init__(self, keys: KeyStore) -> None:
         self.keys = keys
 
     @hookimpl(trylast=True)
@@ -76,8 +76,8 @@ class Host:
         self._load_plugins(plugins)
         self.data_dir = config.data_dir
         make_directory(self.data_dir)
-        self.policy = Policy(self.data_dir / "capabilities", self._flags, self.shared)
-        self.keys = open_key_store(self.data_dir, self.shared)
+        self.policy = Policy(self._flags, self.state.flag_table(self.data_dir / "capabilities", locations(self._flags)))
+        self.keys = KeyStore(self.state.key_table(self.data_dir))
         self.audit = AuditLog(
             self.data_dir / "capabilities" / "audit.jsonl",
             max_bytes=config.audit.max_bytes,

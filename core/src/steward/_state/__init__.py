@@ -5,7 +5,7 @@ With ``[state] backend = "redis"`` it lives in one Redis that every worker and h
 (:mod:`steward._state.redis`), so a token issued by one is answered on another, a key revoked on
 one is refused by all, and single use is one atomic step in Redis, not a lock in a process.
 
-A backend offers two things, and the core writes everything else once against them:
+A backend offers these, and the core writes everything else once against them:
 
 - :class:`StateStore`, a key space with the few operations shared state needs to be safe
   (values with a lifetime, take-once, counters, a token bucket, leased slots, a byte-bounded
@@ -13,22 +13,28 @@ A backend offers two things, and the core writes everything else once against th
   and the like in its own.
 - :class:`Shelf`, items waiting for a person's answer and taken at most once: pending
   confirmations (:mod:`steward._confirmation`) and paused conversation turns.
+- a :class:`~steward._state.keys.KeyTable` and a :class:`~steward._state.flags.FlagTable`, where
+  the API keys and the policy flags are kept: files in the data directory on the memory backend
+  (SPEC's formats, which a person can read and repair), the same Redis on the Redis one.
 
-Keys and policy flags live in files on the memory backend and in the same Redis on the Redis
-one (:mod:`steward._auth`, :mod:`steward._policy`). Everything that needs the shared store fails
-closed when it cannot be reached: :class:`StateUnavailable`, answered ``503
-STATE_UNAVAILABLE``, never a guess from a stale copy.
+Everything that needs the shared store fails closed when it cannot be reached:
+:class:`StateUnavailable`, answered ``503 STATE_UNAVAILABLE``, never a guess from a stale copy.
 
 A third backend (SQLite, for several workers on one machine without Redis) would be one more
-module here: a :class:`Backend` whose store and shelf pass the tests that both backends share
-(``tests/core/test_shared_state.py`` runs every one against each), each operation one
+module here: a :class:`Backend` whose store, shelf and tables pass the tests that both backends
+share (``tests/core/test_shared_state.py`` runs every one against each), each operation one
 transaction.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from steward._state.flags import FlagLocation, FlagTable
+from steward._state.keys import KeyTable
 from steward._state.memory import Clock, MemoryBackend, MemoryShelf, MemoryStore, Namespaced
 from steward._state.redis import RedisShelf, RedisState, RedisStore, connect, redact
 from steward._state.shelf import Shelf, ShelfFull, ShelfLimits, Shelved
@@ -48,10 +54,14 @@ class Backend(Protocol):
 
     def shelf(self, name: str, limits: ShelfLimits) -> Shelf: ...
 
+    def key_table(self, data_dir: Path) -> KeyTable: ...
+
+    def flag_table(self, directory: Path, locations: Mapping[str, FlagLocation]) -> FlagTable: ...
+
     async def aclose(self) -> None: ...
 
 
-def open_backend(config: StateConfig, clock: Clock) -> Backend:
+def open_backend(config: StateConfig, clock: Clock = time.monotonic) -> Backend:
     """The backend ``config`` names, reached now (:class:`StateUnavailable` when Redis is not)."""
     return connect(config) or MemoryBackend(clock)
 

@@ -9,7 +9,10 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
+from steward._state.flags import FileFlagTable, FlagLocation
+from steward._state.keys import FileKeyTable
 from steward._state.shelf import ShelfFull, ShelfLimits, Shelved
 from steward._state.store import Lease, StateUnavailable
 
@@ -308,6 +311,14 @@ class MemoryBackend:
         if shelf is None:
             shelf = self._shelves[name] = MemoryShelf(limits, self.clock)
         return shelf
+
+    def key_table(self, data_dir: Path) -> FileKeyTable:
+        """``<data-dir>/keys.toml``: the keys outlive the process, so they are a file, not memory."""
+        return FileKeyTable(data_dir / "keys.toml")
+
+    def flag_table(self, directory: Path, locations: Mapping[str, FlagLocation]) -> FileFlagTable:
+        """The JSON files under ``directory`` that hold the flags, each where its plugin keeps it."""
+        return FileFlagTable(directory, locations)
 
     async def aclose(self) -> None:
         """Nothing to close: for symmetry with the Redis backend."""

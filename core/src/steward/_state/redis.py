@@ -19,8 +19,11 @@ import secrets
 import threading
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from steward._state.flags import FlagLocation, RedisFlagTable
+from steward._state.keys import RedisKeyTable
 from steward._state.shelf import ShelfFull, ShelfLimits, Shelved
 from steward._state.store import Lease, StateUnavailable
 
@@ -237,6 +240,14 @@ class RedisState:
 
     def shelf(self, name: str, limits: ShelfLimits) -> RedisShelf:
         return RedisShelf(self, name, limits)
+
+    def key_table(self, data_dir: Path) -> RedisKeyTable:
+        """The keys every host sharing this Redis checks (``data_dir`` holds none of them)."""
+        return RedisKeyTable(self)
+
+    def flag_table(self, directory: Path, locations: Mapping[str, FlagLocation]) -> RedisFlagTable:
+        """The flags every host sharing this Redis reads (the files' locations do not apply)."""
+        return RedisFlagTable(self, list(locations))
 
 
 @functools.cache
