@@ -140,7 +140,7 @@ def _methods(cls: type) -> list[str]:
         if isinstance(member, property | staticmethod | classmethod) or inspect.isfunction(member):
             function = member.fget if isinstance(member, property) else getattr(member, "__func__", member)
             doc = inspect.getdoc(function)
-            if not doc or function.__module__ != cls.__module__:
+            if not doc or not function.__qualname__.startswith(f"{cls.__qualname__}."):
                 continue
             signature = "" if isinstance(member, property) else _signature(function)
             out += [f"- `{name}{signature}`: {_markdown(doc)}"]

@@ -1,5 +1,7 @@
 """The documented plugin API is the real one: names, hooks, and examples that run."""
 
+from __future__ import annotations
+
 import ast
 import importlib
 import inspect
@@ -7,9 +9,11 @@ import re
 import subprocess
 import sys
 import types
+import typing
 from pathlib import Path
 
 import click
+import msgspec
 import pytest
 
 import steward
@@ -57,7 +61,33 @@ def test_public_functions_and_classes_say_they_are_stewards():
     assert repr(steward.ApiError) == "<class 'steward.ApiError'>"
     assert steward.require_scope.__module__ == "steward"
     assert steward.Surface.__module__ == "steward"
-    assert steward.Outcome.__module__ == "steward._outcome", "a Struct keeps its module: msgspec resolves through it"
+    assert repr(steward.Outcome) == "<class 'steward.Outcome'>"
+    assert repr(steward.Capability) == "<class 'steward.Capability'>"
+    public_classes = [getattr(steward, name) for name in steward.__all__ if isinstance(getattr(steward, name), type)]
+    assert {cls.__module__ for cls in public_classes} == {"steward"}
+    for cls in public_classes:
+        typing.get_type_hints(cls, include_extras=True)
+
+
+class Traced(steward.Outcome):
+    """A plugin's own Struct on a public one, written with postponed annotations (as this module
+    is): decoding it resolves ``Outcome``'s annotations too (``Any``, ``Stage``, ...)."""
+
+    trace: list[str] = msgspec.field(default_factory=list)
+
+
+def test_public_structs_and_their_subclasses_still_decode_after_taking_stewards_name():
+    body = b'{"capability": "a.b", "version": 1, "stage": "execute", "status": "ok", "result": {"n": 1}'
+    traced = msgspec.json.decode(body + b', "trace": ["x"]}', type=Traced)
+    assert (traced.stage, traced.status, traced.result, traced.trace) == (
+        steward.Stage.EXECUTE,
+        steward.Status.OK,
+        {"n": 1},
+        ["x"],
+    )
+    with pytest.raises(msgspec.ValidationError, match="stage"):
+        msgspec.json.decode(body.replace(b"execute", b"nowhere") + b"}", type=Traced)
+    assert msgspec.json.decode(body + b"}", type=steward.Outcome).result == {"n": 1}
 
 
 def test_every_hookspec_has_a_documented_section():
@@ -73,7 +103,7 @@ def test_every_hookspec_has_a_docstring():
 
 def load_example(source: str, index: int) -> types.ModuleType:
     module = types.ModuleType(f"doc_example_{index}")
-    exec(compile(source, f"docs/plugins.md example {index}", "exec"), module.__dict__)
+    exec(compile(source, f"docs/plugins.md example {index}", "exec", dont_inherit=True), module.__dict__)
     return module
 
 

@@ -58,22 +58,25 @@ from steward.web import (
 
 
 def _claim_public_names() -> None:
-    """Say ``steward.X``, not ``steward._module.X``, where it is safe to.
+    """Say ``steward.X``, not ``steward._module.X``, as httpx's names do.
 
-    Functions, exceptions, enums and plain classes take ``steward`` as their module, as httpx's
-    do. msgspec Structs and dataclasses keep the module that defines them: msgspec and ``typing``
-    resolve their postponed annotations through it, in subclasses too.
+    A class's own postponed annotations are evaluated first, where they were written: msgspec and
+    ``typing`` look string annotations up through ``__module__`` (a subclass's decoder too), and
+    ``steward`` does not hold the names they use.
     """
-    import dataclasses
     import inspect
-
-    import msgspec
+    import typing
 
     for name in __all__:
         public = globals().get(name)
-        if inspect.isfunction(public) or (
-            isinstance(public, type) and not issubclass(public, msgspec.Struct) and not dataclasses.is_dataclass(public)
-        ):
+        if isinstance(public, type):
+            own = inspect.get_annotations(public)
+            if any(isinstance(annotation, str) for annotation in own.values()):
+                hints = typing.get_type_hints(public, include_extras=True)
+                public.__annotations__ = resolved = {field: hints[field] for field in own}
+                for field in getattr(public, "__dataclass_fields__", {}).values():
+                    field.type = resolved.get(field.name, field.type)
+        if inspect.isfunction(public) or isinstance(public, type):
             public.__module__ = "steward"
 
 
