@@ -112,8 +112,8 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
     def __init__(
         self, guard: Guard, *, verify: ssl.SSLContext | bool = True, limits: FetchLimits = FetchLimits()
     ) -> None:
-        super().__init__(verify=verify, trust_env=False)
         context = verify if isinstance(verify, ssl.SSLContext) else httpx.create_ssl_context(verify=verify)
+        super().__init__(verify=context, trust_env=False)
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=context,
             max_connections=limits.max_concurrency,
@@ -270,15 +270,29 @@ def _connect_failure(error: httpx.ConnectError) -> tuple[str, str]:
     return steward.Code.UPSTREAM_UNAVAILABLE, "could not connect to the site"
 
 
-def fetcher_for(resources: steward.Resources, guard: Guard, limits: FetchLimits, ca_bundle: str = "") -> Fetcher:
+async def fetcher_for(resources: steward.Resources, guard: Guard, limits: FetchLimits, ca_bundle: str = "") -> Fetcher:
     """This host's fetcher for this configuration on the running loop (pools and semaphores are per loop).
 
     Keyed by the configuration's values, so every request with the same settings shares one
     connection pool and one set of concurrency caps; the host closes it when it stops.
     """
+    tls = _TLS_CONTEXTS.get(ca_bundle) or await asyncio.to_thread(_tls_context, ca_bundle)
+    return resources.get(
+        ("fetcher", guard, limits, ca_bundle), lambda: Fetcher(guard, limits, verify=tls), per_loop=True
+    )
 
-    def make() -> Fetcher:
-        verify = ssl.create_default_context(cafile=ca_bundle) if ca_bundle else True
-        return Fetcher(guard, limits, verify=verify)
 
-    return resources.get(("fetcher", guard, limits, ca_bundle), make, per_loop=True)
+_TLS_CONTEXTS: dict[str, ssl.SSLContext] = {}
+
+
+def _tls_context(ca_bundle: str) -> ssl.SSLContext:
+    """One TLS context per CA bundle for the whole process, made in a thread: loading the system's
+    CA certificates takes 100-200 ms, which on the event loop stalled every other request (and
+    marked the host degraded) at the first fetch."""
+    context = _TLS_CONTEXTS.get(ca_bundle)
+    if context is None:
+        context = (
+            ssl.create_default_context(cafile=ca_bundle) if ca_bundle else httpx.create_ssl_context(trust_env=False)
+        )
+        _TLS_CONTEXTS[ca_bundle] = context
+    return context

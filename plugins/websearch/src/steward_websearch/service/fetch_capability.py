@@ -55,7 +55,7 @@ class FetchResult(msgspec.Struct, kw_only=True):
 
 async def fetch(arguments: FetchArguments, context: steward.InvocationContext) -> FetchResult:
     settings = context.settings
-    fetcher = fetcher_for(context.resources, settings.guard(), settings.limits(), settings.ca_bundle)
+    fetcher = await fetcher_for(context.resources, settings.guard(), settings.limits(), settings.ca_bundle)
     with reported_as_failures():
         page = await fetcher.get(arguments.url)
     now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")

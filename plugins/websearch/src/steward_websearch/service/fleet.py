@@ -273,7 +273,7 @@ async def _page(arguments: ServiceFetchArguments, context: steward.InvocationCon
 async def _fetch(
     arguments: ServiceFetchArguments, settings: WebsearchSettings, resources: steward.Resources
 ) -> tuple[FetchedPage, Snapshot | None]:
-    fetcher = fetcher_for(resources, settings.guard(), settings.limits(), settings.ca_bundle)
+    fetcher = await fetcher_for(resources, settings.guard(), settings.limits(), settings.ca_bundle)
     with reported_as_failures():
         page = await fetcher.follow(arguments.url)
     if 200 <= page.status < 300:
