@@ -207,7 +207,7 @@ def test_text_types_come_back_as_they_are(kind):
     ("body", "content_type", "message"),
     [
         (b"\x89PNG\r\n", "image/png", "unsupported content type 'image/png'"),
-        (b"%PDF-1.7", "application/pdf", "unsupported content type 'application/pdf'"),
+        (b"PK\x03\x04", "application/zip", "unsupported content type 'application/zip'"),
         (b"%PDF-1.7 ...", "text/html", "declared text/html but the body is a PDF document"),
         (b"\x89PNG\r\n\x1a\n", "text/plain", "a PNG image"),
         (b"abc\x00\x01\x02", "application/json", "binary"),

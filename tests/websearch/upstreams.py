@@ -3,6 +3,7 @@
 import asyncio
 from collections import Counter
 
+import pdf_samples
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
@@ -213,6 +214,13 @@ class Site:
                 Route("/data.json", data),
                 Route("/notes.txt", lambda request: PlainTextResponse("plain notes, as they are")),
                 Route("/image", lambda request: Response(b"\x89PNG\r\n\x1a\n", media_type="image/png")),
+                Route("/manual.pdf", lambda request: Response(pdf_samples.manual(), media_type="application/pdf")),
+                Route(
+                    "/download", lambda request: Response(pdf_samples.manual(), media_type="application/octet-stream")
+                ),
+                Route("/bomb.pdf", lambda request: Response(pdf_samples.flate_bomb(), media_type="application/pdf")),
+                Route("/scanned.pdf", lambda request: Response(pdf_samples.scanned(), media_type="application/pdf")),
+                Route("/fake.pdf", lambda request: Response(ARTICLE.encode(), media_type="application/pdf")),
                 Route("/r/{left:int}", redirects),
                 Route("/to-private", lambda request: RedirectResponse("http://10.0.0.5/admin", status_code=302)),
                 Route("/slow", slow),

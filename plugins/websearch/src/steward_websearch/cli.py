@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import enum
 import json
+import mimetypes
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -25,13 +26,18 @@ from steward_websearch.service.brave import KEY_FILE, write_key
 @click.option(
     "--url", default="http://localhost/", show_default=True, help="Where the page came from (resolves relative links)."
 )
-@click.option("--content-type", default="text/html", show_default=True, help="How to read the file.")
+@click.option(
+    "--content-type",
+    help="How to read the file (default: by its name's suffix, .pdf .json .txt .md .csv .html; else HTML).",
+)
 @click.option(
     "--format", "output", type=click.Choice(["markdown", "text", "json"]), default="markdown", show_default=True
 )
-def extract_command(source: Path, url: str, content_type: str, output: str) -> None:
+def extract_command(source: Path, url: str, content_type: str | None, output: str) -> None:
     """Print the main content of FILE (or - for standard input) as Markdown, text or JSON."""
     body = sys.stdin.buffer.read() if str(source) == "-" else source.read_bytes()
+    if content_type is None:
+        content_type = _type_by_name(source.name) or ("application/pdf" if body.startswith(b"%PDF-") else "text/html")
     try:
         document = extract(body, url=url, content_type=content_type)
     except (UnsupportedContent, InvalidContent, PageTooComplex) as error:
@@ -40,6 +46,11 @@ def extract_command(source: Path, url: str, content_type: str, output: str) -> N
         click.echo(msgspec.json.format(msgspec.json.encode(document), indent=2))
     else:
         click.echo(document.markdown if output == "markdown" else document.text)
+
+
+def _type_by_name(name: str) -> str | None:
+    suffix = Path(name).suffix.lower()
+    return {".md": "text/markdown", ".markdown": "text/markdown"}.get(suffix) or mimetypes.guess_type(name)[0]
 
 
 class ExitCode(enum.IntEnum):

@@ -8,6 +8,8 @@
   gives that article (``linked_data``).
 - JSON is validated and pretty-printed (a caller's jq program runs apart: ``jq_program``).
 - text/plain, text/markdown and text/csv come back as they are.
+- PDF (declared, or sniffed when the server says only ``application/octet-stream``) is read for
+  its text layer (``pdf``): pages in order, separated by a thematic break.
 - Anything else is :class:`UnsupportedContent`. The body is sniffed only to catch a lie (a PDF
   served as text/html), never to guess a type the server did not declare.
 
@@ -36,6 +38,8 @@ from steward_websearch.extraction.tree import flatten_deep, paragraph_text, remo
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 JSON_TYPES = frozenset({"application/json", "text/json"})
 TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown", "text/csv"})
+PDF_TYPES = frozenset({"application/pdf", "application/x-pdf"})
+MAX_PDF_PAGES = 500
 BINARY_SIGNATURES = (
     (b"%PDF-", "a PDF document"),
     (b"\x89PNG", "a PNG image"),
@@ -92,6 +96,7 @@ def extract(
     content_type: str,
     main_content_only: bool = True,
     with_html: bool = False,
+    max_pdf_pages: int = MAX_PDF_PAGES,
 ) -> Document:
     """Turn ``body`` into a :class:`Document`; usable without any server.
 
@@ -116,13 +121,17 @@ def extract(
         if main_content_only and not document.text.strip():
             return _html(body, url, kind, charset, main_content_only=False, with_html=with_html)
         return document
+    if kind in PDF_TYPES or (kind == "application/octet-stream" and body[:1024].find(b"%PDF-") != -1):
+        from steward_websearch.extraction.pdf import read_pdf
+
+        return read_pdf(body, url=url, max_pages=max_pdf_pages)
     if is_json(kind):
         return _json(body, kind, charset)
     if kind in TEXT_TYPES:
         text = decode(body, charset, html=False)
         return _as_text(text, kind, raw=text)
     raise UnsupportedContent(
-        f"unsupported content type {kind!r}: only HTML, JSON and plain text, Markdown or CSV are read"
+        f"unsupported content type {kind!r}: only HTML, PDF, JSON and plain text, Markdown or CSV are read"
     )
 
 
