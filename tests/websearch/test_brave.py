@@ -63,6 +63,12 @@ def test_both_backends_merged_deduplicated_and_each_hit_names_its_finders(served
     assert page_one[0]["found_by"] == ["brave", "searxng"]
     assert by_url["https://brave.example/kettles"]["found_by"] == ["brave"]
     assert by_url["https://brave.example/kettles"]["title"] == "Kettles, grounded"
+    assert by_url["https://brave.example/kettles"]["source"] == "brave_llm"
+    assert by_url["https://brave.example/kettles"]["chunks"] == ["A kettle boils water.", '{"table":[["watts",2200]]}']
+    assert (by_url["https://example.org/0"]["source"], by_url["https://example.org/0"]["engine"]) == (
+        "searxng",
+        "duckduckgo",
+    )
     assert by_url["https://example.org/0"]["found_by"] == ["searxng"]
     assert len(body["results"]) == 9
     assert body["warnings"] == []

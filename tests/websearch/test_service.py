@@ -253,10 +253,13 @@ def test_search_returns_k_results_with_scores_and_sources(agent, searx):
         "url": "https://example.org/0",
         "title": "Result 0",
         "snippet": "Snippet with bold & entities, number 0",
+        "chunks": ["Snippet with bold & entities, number 0"],
         "score": 0.0,
-        "source": "duckduckgo",
+        "source": "searxng",
+        "engine": "duckduckgo",
         "found_by": ["searxng"],
     }
+    assert "digest" not in body, "no digest unless asked for"
     assert body["sizes"]["returned_tokens"] > 0
     assert body["warnings"] == []
     ranked = agent.post("/v1/search", json={"query": "kettles", "question": "number 6?", "k": 2}).json()

@@ -9,6 +9,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from steward.testing import ScriptedModel
+
 RESULTS = [
     {
         "url": f"https://example.org/{n}",
@@ -276,3 +278,44 @@ class BraveShaped:
             return JSONResponse({"grounding": {"generic": generic, "map": []}, "sources": {}})
 
         return Starlette(routes=[Route("/res/v1/llm/context", context)])
+
+
+class EmbeddingsShaped:
+    """An OpenAI-compatible ``POST /v1/embeddings``: the scripted model's word vectors when ``mode`` is
+    "ok", else what a broken server sends: "down" (500), "slow", "short" (a vector missing),
+    "ragged" (dimensions that differ), "nan" (a bare NaN, which is not JSON), "huge" (a 40 MB answer),
+    "misnumbered" (indexes that are not 0…n-1)."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.mode = "ok"
+        self.inputs: list[list[str]] = []
+        self.model = ScriptedModel(rules=())
+
+    def app(self) -> Starlette:
+        async def embeddings(request: Request) -> Response:
+            texts = (await request.json())["input"]
+            self.inputs.append(texts)
+            vectors = [self.model.embed(text) for text in texts]
+            data = [
+                {"object": "embedding", "index": index, "embedding": vector} for index, vector in enumerate(vectors)
+            ]
+            if self.mode == "down":
+                return PlainTextResponse("model not loaded", status_code=500)
+            if self.mode == "slow":
+                await asyncio.sleep(3)
+            if self.mode == "short":
+                data = data[:-1]
+            if self.mode == "ragged":
+                data[1]["embedding"] = data[1]["embedding"][:10]
+            if self.mode == "misnumbered":
+                data[0]["index"] = 7
+            if self.mode == "nan":
+                return Response(b'{"data": [{"index": 0, "embedding": [NaN, 1.0]}]}', media_type="application/json")
+            if self.mode == "huge":
+                return Response(b'{"data": [' + b" " * (40 * 1024 * 1024) + b"]}", media_type="application/json")
+            return JSONResponse({"object": "list", "data": data})
+
+        return Starlette(routes=[Route("/v1/embeddings", embeddings, methods=["POST"])])

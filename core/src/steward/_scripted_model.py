@@ -11,6 +11,7 @@ import asyncio
 import itertools
 import json
 import re
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -71,9 +72,11 @@ class ScriptedModel:
     """Think this long before answering (a slow CPU model)."""
     requests: list[dict[str, Any]] = field(default_factory=list)
     """Every request body received, so a test can assert what the model was shown."""
+    embedding_dimensions: int = 64
+    """The length of the vectors ``/v1/embeddings`` answers with."""
 
     def app(self) -> Starlette:
-        """The ASGI app serving ``/v1/chat/completions`` and ``/v1/models``."""
+        """The ASGI app serving ``/v1/chat/completions``, ``/v1/embeddings`` and ``/v1/models``."""
 
         async def completions(request: Request) -> Response:
             body = json.loads(await request.body())
@@ -86,15 +89,37 @@ class ScriptedModel:
                 return JSONResponse({"error": {"message": "scripted failure"}}, status_code=self.failure)
             return JSONResponse(self.answer(body["messages"]))
 
+        async def embeddings(request: Request) -> Response:
+            body = json.loads(await request.body())
+            if self.delay_seconds:
+                await asyncio.sleep(self.delay_seconds)
+            if self.failure is not None:
+                return JSONResponse({"error": {"message": "scripted failure"}}, status_code=500)
+            texts = [body["input"]] if isinstance(body["input"], str) else body["input"]
+            data = [
+                {"object": "embedding", "index": index, "embedding": self.embed(text)}
+                for index, text in enumerate(texts)
+            ]
+            return JSONResponse({"object": "list", "data": data, "model": body.get("model", "scripted")})
+
         async def models(request: Request) -> Response:
             return JSONResponse({"object": "list", "data": [{"id": "scripted", "object": "model"}]})
 
         return Starlette(
             routes=[
                 Route("/v1/chat/completions", completions, methods=["POST"]),
+                Route("/v1/embeddings", embeddings, methods=["POST"]),
                 Route("/v1/models", models, methods=["GET"]),
             ]
         )
+
+    def embed(self, text: str) -> list[float]:
+        """Words, not meaning: each word counts in one dimension (a stable hash of it), so texts
+        that share words point the same way. Enough to test an ordering without weights."""
+        vector = [0.0] * self.embedding_dimensions
+        for word in re.findall(r"\w+", text.lower()):
+            vector[zlib.crc32(word.encode()) % self.embedding_dimensions] += 1.0
+        return vector
 
     def answer(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         """The chat completion these rules give for ``messages`` (no server needed)."""

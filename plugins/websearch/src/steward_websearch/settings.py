@@ -31,6 +31,18 @@ class DigestSettings(msgspec.Struct, forbid_unknown_fields=True):
         )
 
 
+class RerankSettings(msgspec.Struct, forbid_unknown_fields=True):
+    """``[plugins.websearch.rerank]``: the OpenAI-compatible ``/embeddings`` endpoint ``rerank`` asks.
+
+    llama-server serves one with ``--embeddings --pooling mean``; it may be the digest's server.
+    """
+
+    base_url: str = "http://127.0.0.1:8081/v1"
+    model: str = "local"
+    api_key: str = ""
+    timeout: float = 10.0
+
+
 class RecoverSettings(msgspec.Struct, forbid_unknown_fields=True):
     """``[plugins.websearch.recover]``: where ``recover`` looks for archived copies, in order.
 
@@ -82,6 +94,7 @@ class WebsearchSettings(msgspec.Struct, forbid_unknown_fields=True):
     max_per_host: int = 2
     ca_bundle: str = ""
     digest: DigestSettings = msgspec.field(default_factory=DigestSettings)
+    rerank: RerankSettings = msgspec.field(default_factory=RerankSettings)
     recover: RecoverSettings = msgspec.field(default_factory=RecoverSettings)
     cache: CacheSettings = msgspec.field(default_factory=CacheSettings)
     service: ServiceSettings = msgspec.field(default_factory=ServiceSettings)

@@ -34,6 +34,7 @@ from steward_websearch.service.digest import DigestUnavailable, digest
 from steward_websearch.service.fetch_capability import HttpUrl, extract_isolated, reported_as_failures
 from steward_websearch.service.jq_program import check_program, refuse_module_access, run_program
 from steward_websearch.service.page_cache import CachedPage, PageCache, SharedPageCache, lifetime
+from steward_websearch.service.rerank import RerankUnavailable, similarities
 from steward_websearch.service.search import TimeRange, find
 from steward_websearch.settings import WebsearchSettings
 
@@ -119,21 +120,28 @@ class ServiceSearchArguments(msgspec.Struct, forbid_unknown_fields=True, kw_only
     k: Annotated[int, msgspec.Meta(ge=1, le=20)] = 5
     question: Question | None = None
     time_range: TimeRange | None = None
+    rerank: Annotated[
+        bool, msgspec.Meta(description="Order by meaning: cosine similarity of embeddings to the question or query.")
+    ] = False
+    digest: Annotated[bool, msgspec.Meta(description="Add one model-written digest of the top results.")] = False
 
 
 class ServiceSearchHit(msgspec.Struct, kw_only=True):
     url: str
     title: str
     snippet: str
+    chunks: list[str]
     score: float
-    source: str
+    source: Literal["searxng", "brave_llm"]
+    engine: str = ""
     found_by: list[str] = []
 
 
-class ServiceSearchResult(msgspec.Struct, kw_only=True):
+class ServiceSearchResult(msgspec.Struct, kw_only=True, omit_defaults=True):
     results: list[ServiceSearchHit]
     sizes: Sizes
     warnings: list[str]
+    digest: str | None = None
 
 
 class _Page(CachedPage, kw_only=True):
@@ -366,25 +374,60 @@ async def serve_search(arguments: ServiceSearchArguments, context: steward.Invoc
             url=hit.url,
             title=hit.title,
             snippet=hit.snippet,
+            chunks=hit.chunks or ([hit.snippet] if hit.snippet else []),
             score=hit.score,
-            source=hit.engine,
+            source="brave_llm" if hit.engine == "brave" else "searxng",
+            engine=hit.engine,
             found_by=hit.found_by,
         )
         for hit in found.hits
     ]
-    if arguments.question:
+    warnings = list(found.warnings)
+    if arguments.rerank and hits:
+        try:
+            hits = await reranked(hits, arguments.question or arguments.query, context)
+        except RerankUnavailable as error:
+            warnings.append(f"not reranked, in the engines' order: {error}")
+    elif arguments.question:
         hits = rank_by_question(hits, arguments.question)
     hits = hits[: arguments.k]
-    warnings = list(found.warnings)
     if found.engines:
         warnings.append(f"engines that did not answer: {', '.join(found.engines)}")
         if not hits:
             warnings.append("no results from the engines that answered")
-    returned = sum(estimate_tokens(f"{hit.title} {hit.url} {hit.snippet}") for hit in hits)
+    summary = None
+    if arguments.digest and hits:
+        try:
+            summary = await digest(
+                results_as_page(hits), arguments.question or arguments.query, context.settings.digest
+            )
+        except DigestUnavailable as error:
+            warnings.append(f"no digest, the results alone: {error}")
+    returned = sum(estimate_tokens(f"{hit.title} {hit.url} {' '.join(hit.chunks)}") for hit in hits)
+    returned += estimate_tokens(summary or "")
     return ServiceSearchResult(
         results=hits,
         sizes=Sizes(raw_tokens=(found.raw_bytes + 3) // 4, clean_tokens=returned, returned_tokens=returned),
         warnings=warnings,
+        digest=summary,
+    )
+
+
+async def reranked(
+    hits: list[ServiceSearchHit], query: str, context: steward.InvocationContext
+) -> list[ServiceSearchHit]:
+    """``hits`` by cosine similarity to ``query`` (ties keep the engines' order); ``score`` is that similarity."""
+    texts = [f"{hit.title}\n{' '.join(hit.chunks) or hit.snippet}" for hit in hits]
+    for hit, score in zip(hits, await similarities(query, texts, context.settings.rerank, context), strict=True):
+        hit.score = score
+    return sorted(hits, key=lambda hit: hit.score, reverse=True)
+
+
+def results_as_page(hits: list[ServiceSearchHit]) -> str:
+    """The top results as one quoted page for the digest: numbered, each with its URL and passages."""
+    return "\n\n".join(
+        f"[{number}] {hit.title}\n{hit.url}\n{' '.join(hit.chunks) or hit.snippet}"
+        for number, hit in enumerate(hits, start=1)
     )
 
 
@@ -422,14 +465,15 @@ def service_capabilities() -> list[steward.Capability]:
         steward.Capability(
             name="web.search",
             version=1,
-            description="The fetch service: up to 20 results from the household's SearXNG.",
+            description="The fetch service: up to 20 results from the household's SearXNG (and Brave), "
+            "optionally reranked by meaning and digested by the model.",
             arguments=ServiceSearchArguments,
             result=ServiceSearchResult,
             side_effect=steward.SideEffect.READ_ONLY,
             network=steward.Network.EXTERNAL,
             handler=serve_search,
             policy_key="web_search_enabled",
-            bounds=steward.Bounds(timeout_seconds=15),
+            bounds=steward.Bounds(timeout_seconds=60),
             surfaces=only_service,
         ),
     ]

@@ -30,6 +30,8 @@ from steward_websearch.service.brave import BraveHit, ask_brave, read_key
 
 MAX_RESULTS = 5
 SNIPPET_CHARS = 400
+MAX_CHUNKS = 8
+MAX_CHUNK_CHARS = 1200
 TimeRange = Literal["day", "week", "month", "year"]
 _SEARXNG_COMMAND_PREFIXES = ("!", ":", "<")
 DEFAULT_CATEGORY = "general"
@@ -60,6 +62,8 @@ class SearchResult(msgspec.Struct, kw_only=True):
 class FoundHit(SearchHit, kw_only=True):
     score: float = 0.0
     engine: str = ""
+    chunks: list[str] = []
+    """The passages a backend quoted from the page (Brave's LLM context); none from SearXNG."""
 
 
 class Found(msgspec.Struct, kw_only=True):
@@ -154,7 +158,10 @@ def _brave_hit(item: BraveHit) -> FoundHit | None:
         snippet if isinstance(snippet, str) else msgspec.json.encode(snippet).decode() for snippet in item.snippets
     ]
     hit = parse_hit({"url": item.url, "title": item.title, "content": " ".join(texts)})
-    return FoundHit(hit.title, hit.url, hit.snippet, ["brave"], engine="brave") if hit is not None else None
+    if hit is None:
+        return None
+    chunks = [" ".join(text.split())[:MAX_CHUNK_CHARS] for text in texts[:MAX_CHUNKS] if text.strip()]
+    return FoundHit(hit.title, hit.url, hit.snippet, ["brave"], engine="brave", chunks=chunks)
 
 
 def merged(ranked: list[list[FoundHit]]) -> list[FoundHit]:

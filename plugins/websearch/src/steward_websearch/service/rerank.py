@@ -1,0 +1,105 @@
+"""``rerank``: search results ordered by meaning, from an OpenAI-compatible embeddings endpoint.
+
+The query (or the question, when there is one) and each result's title with its snippet or chunks
+are embedded in one request (llama-server's ``--embeddings``, Ollama, vLLM, a hosted API); the
+results are ordered by cosine similarity to the query, and that similarity is their ``score``.
+Whatever goes wrong (the endpoint down or slow, a vector count or dimension that does not add
+up, NaN or numbers past a float's range, which the JSON decoder refuses, an answer too large)
+is :class:`RerankUnavailable`: the search keeps its own order and says why in a warning.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import httpx
+import msgspec
+
+import steward
+from steward_websearch.settings import RerankSettings
+
+MAX_ANSWER_BYTES = 32 * 1024 * 1024
+"""Enough for 21 vectors of 100,000 dimensions written as JSON; an answer past it is refused unread."""
+MAX_TEXT_CHARS = 2000
+
+
+class RerankUnavailable(Exception):
+    """No usable similarities; the message says why (for the warning)."""
+
+
+class _Vector(msgspec.Struct):
+    embedding: list[float]
+    index: int | None = None
+
+
+class _Embeddings(msgspec.Struct):
+    data: list[_Vector]
+
+
+async def similarities(
+    query: str, texts: Sequence[str], settings: RerankSettings, context: steward.InvocationContext
+) -> list[float]:
+    """The cosine similarity of each of ``texts`` to ``query``, in the order given."""
+    inputs = [query[:MAX_TEXT_CHARS], *(text[:MAX_TEXT_CHARS] for text in texts)]
+    body = await _ask(inputs, settings, context)
+    vectors = _vectors(body, len(inputs))
+    wanted, *others = vectors
+    return [round(_cosine(wanted, other), 6) for other in others]
+
+
+async def _ask(inputs: list[str], settings: RerankSettings, context: steward.InvocationContext) -> bytes:
+    base = settings.base_url.rstrip("/")
+    headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
+    timeout = httpx.Timeout(settings.timeout, connect=min(3.0, settings.timeout))
+    try:
+        async with context.http_client(timeout=timeout, headers=headers) as client:
+            request = {"model": settings.model, "input": inputs}
+            async with client.stream("POST", f"{base}/embeddings", json=request) as response:
+                if response.status_code != 200:
+                    raise RerankUnavailable(f"the embeddings endpoint at {base} answered HTTP {response.status_code}")
+                received = bytearray()
+                async for chunk in response.aiter_bytes():
+                    received += chunk
+                    if len(received) > MAX_ANSWER_BYTES:
+                        raise RerankUnavailable(
+                            f"the embeddings endpoint at {base} answered more than {MAX_ANSWER_BYTES >> 20} MB"
+                        )
+    except httpx.TimeoutException:
+        raise RerankUnavailable(
+            f"the embeddings endpoint at {base} did not answer within {settings.timeout:g} s"
+        ) from None
+    except httpx.HTTPError as error:
+        raise RerankUnavailable(
+            f"the embeddings endpoint at {base} cannot be reached ({type(error).__name__})"
+        ) from None
+    return bytes(received)
+
+
+def _vectors(body: bytes, count: int) -> list[list[float]]:
+    try:
+        answer = msgspec.json.decode(body, type=_Embeddings)
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        raise RerankUnavailable(f"the embeddings endpoint did not answer with embeddings ({error})") from None
+    if len(answer.data) != count:
+        raise RerankUnavailable(f"the embeddings endpoint returned {len(answer.data)} vectors for {count} texts")
+    indexes = [vector.index for vector in answer.data]
+    if None in indexes:
+        ordered = answer.data
+    elif sorted(indexes) == list(range(count)):
+        ordered = sorted(answer.data, key=lambda vector: vector.index or 0)
+    else:
+        raise RerankUnavailable(f"the embeddings endpoint numbered its vectors {sorted(indexes)}, not 0 to {count - 1}")
+    dimensions = {len(vector.embedding) for vector in ordered}
+    if len(dimensions) != 1 or 0 in dimensions:
+        raise RerankUnavailable(f"the embeddings endpoint returned vectors of {sorted(dimensions)} dimensions")
+    return [vector.embedding for vector in ordered]
+
+
+def _cosine(first: list[float], second: list[float]) -> float:
+    norms = math.sqrt(math.fsum(value * value for value in first)) * math.sqrt(
+        math.fsum(value * value for value in second)
+    )
+    if norms == 0:
+        return 0.0
+    return math.fsum(a * b for a, b in zip(first, second, strict=True)) / norms
