@@ -25,7 +25,9 @@ def server(tmp_path_factory):
         serve_app(searx.app()) as searx_url,
         serve_app(model.app()) as model_url,
     ):
-        config = {"plugins": {"websearch": settings_for(site_url, searx_url, model_url)}}
+        settings = settings_for(site_url, searx_url, model_url)
+        settings["rerank"] = {"base_url": f"{model_url}/v1"}
+        config = {"plugins": {"websearch": settings}}
         with serve_host([steward_websearch], data_dir=tmp_path_factory.mktemp("data"), config=config) as served:
             served.set_policy("web_search_enabled", True)
             yield served, site_url
@@ -105,6 +107,17 @@ def test_search_prints_numbered_results(agent_env):
         "   https://example.org/1",
         "   Snippet with bold & entities, number 1",
     ]
+
+
+def test_search_reranks_and_digests_when_asked(agent_env):
+    reranked = steward(agent_env, "search", "kettles", "--k", "1", "--question", "number 5", "--rerank")
+    assert reranked.returncode == 0, reranked.stderr
+    assert reranked.stdout.splitlines()[:2] == ["1. Result 5", "   https://example.org/5"]
+    digested = steward(agent_env, "search", "kettles", "--k", "1", "--digest")
+    assert digested.returncode == 0, digested.stderr
+    digest, results = digested.stdout.split("\n\n1. Result 0\n", 1)
+    assert "Question: kettles" in digest, "the scripted model echoes what it was asked"
+    assert results.startswith("   https://example.org/0")
 
 
 def test_login_checks_the_key_and_writes_a_private_file(server, tmp_path):

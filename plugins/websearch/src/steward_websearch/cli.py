@@ -110,19 +110,23 @@ def fetch_command(
 @click.argument("query")
 @click.option("--k", "k", type=click.IntRange(1, 20), default=5, show_default=True, help="How many results.")
 @click.option("--question", "-q", help="Rank results that address this first.")
+@click.option("--rerank", is_flag=True, help="Order by meaning (the server's embeddings endpoint).")
+@click.option("--digest", is_flag=True, help="Ask the server's model for one answer from the results.")
 @click.option("--json", "as_json", is_flag=True, help="Print the service's JSON answer.")
-def search_command(query: str, k: int, question: str | None, as_json: bool) -> None:
+def search_command(query: str, k: int, question: str | None, rerank: bool, digest: bool, as_json: bool) -> None:
     """Search the web through a Steward server's fetch service (its SearXNG).
 
     Exit status as for ``steward fetch``.
     """
-    payload: dict[str, object] = {"query": query, "k": k}
+    payload: dict[str, object] = {"query": query, "k": k, "rerank": rerank, "digest": digest}
     if question:
         payload["question"] = question
     body = _call("/v1/search", payload)
     if as_json:
         click.echo(json.dumps(body, indent=2, ensure_ascii=False))
     else:
+        if body.get("digest"):
+            click.echo(f"{body['digest']}\n")
         for position, hit in enumerate(body["results"], start=1):
             click.echo(f"{position}. {hit['title']}\n   {hit['url']}")
             if hit["snippet"]:
