@@ -10,6 +10,7 @@ import pytest
 import steward_websearch
 from loopback import TEST_ADDRESS
 from steward_websearch.service.routes import host_of
+from steward_websearch.service.telemetry import Telemetry
 from upstreams import ARTICLE
 
 from steward.testing import serve_host
@@ -419,6 +420,23 @@ def test_metrics_count_the_service(served, agent, site):
         "steward_service_digest_fallbacks_total",
     ]:
         assert line in metrics, line
+    caller = served.host.keys.records()[0].name
+    counted = re.search(rf'steward_service_caller_requests_total{{caller="{caller}",route="/v1/fetch"}} (\S+)', metrics)
+    assert float(counted[1]) >= 4, "the process's counters: earlier tests' hosts had keys of this name too"
+    raw = re.search(rf'steward_service_caller_tokens_total{{caller="{caller}",kind="raw"}} (\d+)', metrics)
+    returned = re.search(rf'steward_service_caller_tokens_total{{caller="{caller}",kind="returned"}} (\d+)', metrics)
+    assert 0 < float(returned[1]) < float(raw[1])
+    ratio = float(re.search(r"^steward_service_token_ratio (\S+)$", metrics, re.MULTILINE)[1])
+    assert 0 < ratio < 1
+    assert re.search(r'steward_service_returned_ratio_bucket{le="1.0"} [1-9]', metrics)
+
+
+def test_caller_labels_are_bounded():
+    telemetry = Telemetry()
+    labels = {telemetry.caller_label(f"key-{index}") for index in range(150)}
+    assert len(labels) == 101
+    assert "other" in labels
+    assert telemetry.caller_label("key-3") == "key-3", "a caller seen before keeps its label"
 
 
 def test_bodies_are_capped(agent):
