@@ -347,12 +347,17 @@ async def test_requests_with_the_same_settings_share_one_fetcher_which_the_host_
     from steward_websearch.net.fetch import fetcher_for
 
     resources = steward.Resources("websearch")
-    first = fetcher_for(resources, Guard.configured(allowed_networks=["127.0.0.2/32"]), FetchLimits())
-    again = fetcher_for(resources, Guard.configured(allowed_networks=["127.0.0.2/32"]), FetchLimits())
-    other = fetcher_for(resources, Guard.configured(allowed_networks=["127.0.0.3/32"]), FetchLimits())
+    first = await fetcher_for(resources, Guard.configured(allowed_networks=["127.0.0.2/32"]), FetchLimits())
+    again = await fetcher_for(resources, Guard.configured(allowed_networks=["127.0.0.2/32"]), FetchLimits())
+    other = await fetcher_for(resources, Guard.configured(allowed_networks=["127.0.0.3/32"]), FetchLimits())
     assert first is again
     assert other is not first
-    assert fetcher_for(steward.Resources("websearch"), first.guard, first.limits) is not first, "one per host"
+    elsewhere = await fetcher_for(steward.Resources("websearch"), first.guard, first.limits)
+    assert elsewhere is not first, "one per host"
+    assert elsewhere.client._transport._pool._ssl_context is first.client._transport._pool._ssl_context, (
+        "one TLS context for the process: loading the CA certificates takes 100-200 ms"
+    )
+    await elsewhere.aclose()
     await resources.aclose()
     assert first.client.is_closed
     assert other.client.is_closed
