@@ -94,3 +94,45 @@ def test_tool_names_round_trip():
     for name in ("web.search", "home_assistant.get_history", "a_b.c_d"):
         assert capability_name(tool_name(name)) == name
         assert "." not in tool_name(name)
+
+
+@pytest.mark.parametrize(
+    ("message", "text"),
+    [
+        ({"content": "Kettles boil.", "reasoning_content": "The user asks about kettles; I think…"}, "Kettles boil."),
+        ({"content": "<think>\nThey want a short answer.\n</think>\n\nKettles boil."}, "Kettles boil."),
+        ({"content": "<think>still thinking when the tokens ran out"}, ""),
+        (
+            {"content": [{"type": "text", "text": "<think>x</think>"}, {"type": "text", "text": "Kettles boil."}]},
+            "Kettles boil.",
+        ),
+        ({"content": "A <b>tag</b>, not thinking."}, "A <b>tag</b>, not thinking."),
+    ],
+    ids=["reasoning-content", "think-block", "unclosed", "parts", "no-thinking"],
+)
+def test_a_thinking_models_reasoning_is_never_part_of_the_text(message, text):
+    assert parse_reply(completion({"role": "assistant", **message}, "stop")).text == text
+
+
+@pytest.mark.parametrize(("thinking", "sent"), [("default", None), ("off", False), ("on", True)])
+def test_thinking_is_switched_only_when_configured(thinking, sent):
+    import asyncio
+
+    import steward
+    from steward._model import ModelClient
+    from steward.testing import ScriptedModel, serve_app
+
+    scripted = ScriptedModel(rules=())
+    with serve_app(scripted.app()) as url:
+        config = steward.ModelConfig(base_url=f"{url}/v1", thinking=thinking)
+
+        async def ask() -> None:
+            client = ModelClient(config)
+            await client.complete([{"role": "user", "content": "hi"}], tools=[])
+            await client.aclose()
+
+        asyncio.run(ask())
+    if sent is None:
+        assert "chat_template_kwargs" not in scripted.requests[-1]
+    else:
+        assert scripted.requests[-1]["chat_template_kwargs"] == {"enable_thinking": sent}

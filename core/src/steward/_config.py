@@ -104,6 +104,11 @@ class ModelConfig(_Section):
     max_rounds: int = 4
     max_tokens: int | None = None
     temperature: float | None = None
+    thinking: Literal["default", "off", "on"] = "default"
+    """``off`` asks a thinking model (Qwen3's template, say) not to think first, ``on`` to think,
+    through ``chat_template_kwargs: {enable_thinking}`` (llama-server, vLLM); ``default`` sends
+    nothing. Thinking is never shown or stored either way: ``reasoning_content`` is ignored and
+    ``<think>`` blocks are cut from the text."""
 
 
 class IsolationConfig(_Section):

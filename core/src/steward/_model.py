@@ -11,6 +11,7 @@ calls (not ``finish_reason``) decides whether the model wants tools.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -99,6 +100,8 @@ class ModelClient:
             body["max_tokens"] = self.config.max_tokens
         if self.config.temperature is not None:
             body["temperature"] = self.config.temperature
+        if self.config.thinking != "default":
+            body["chat_template_kwargs"] = {"enable_thinking": self.config.thinking == "on"}
         started = time.perf_counter()
         try:
             response = await self._http().post("chat/completions", json=body)
@@ -159,11 +162,17 @@ def parse_reply(content: bytes, round_number: int = 1) -> ModelReply:
 
 
 def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
+    """The reply's prose, without a thinking model's reasoning: servers that separate it send it
+    as ``reasoning_content`` (never read here); those that do not leave ``<think>…</think>`` in
+    the text, which is cut, an unclosed one to the end (a reply cut off while thinking)."""
     if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return ""
+        content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    if not isinstance(content, str):
+        return ""
+    return _THINKING.sub("", content).strip() if "<think>" in content else content
+
+
+_THINKING = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
 
 
 def _tool_call(raw: Any, call_id: str) -> ToolCall:
