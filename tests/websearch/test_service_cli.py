@@ -109,6 +109,13 @@ def test_search_prints_numbered_results(agent_env):
     ]
 
 
+def test_fetch_with_context_asks_for_memory_and_says_why_there_is_none(agent_env, server):
+    done = steward(agent_env, "fetch", f"{server[1]}/article", "--context")
+    assert done.returncode == 0, done.stderr
+    assert "Paragraph 0: a kettle boils water" in done.stdout
+    assert "warning: no memory context: this key has no memory workspace" in done.stderr
+
+
 def test_search_reranks_and_digests_when_asked(agent_env):
     reranked = steward(agent_env, "search", "kettles", "--k", "1", "--question", "number 5", "--rerank")
     assert reranked.returncode == 0, reranked.stderr

@@ -319,3 +319,90 @@ class EmbeddingsShaped:
             return JSONResponse({"object": "list", "data": data})
 
         return Starlette(routes=[Route("/v1/embeddings", embeddings, methods=["POST"])])
+
+
+HONCHO_KEY = "honcho-test-key-3c9e"
+
+
+class HonchoShaped:
+    """Honcho's routes that memory context uses, shaped as its code has them (plastic-labs/honcho,
+    src/routers/workspaces.py and src/schemas/api.py): ``POST /v3/workspaces/{workspace_id}/search``
+    with ``{query, filters?, limit: 1-100 (10)}`` answering a list of messages ``{id, content,
+    peer_id, session_id, metadata, created_at, workspace_id, token_count}``, a bearer key, 422 for
+    a body it refuses, and ``GET /health``. Messages match when they share a word with the query.
+
+    ``mode``: "ok", "down" (500), "slow", "huge" (a 10 MB answer), "garbage" (not a list).
+    ``searches`` records (workspace, body) of every search, so a test sees what was asked.
+    """
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.mode = "ok"
+        self.searches: list[tuple[str, dict]] = []
+        self.writes = 0
+        self.messages: dict[str, list[dict]] = {
+            "house-a": [
+                _honcho_message("house-a", "alice", "We descaled the kettle with white vinegar last spring.", 1),
+                _honcho_message("house-a", "bob", "The kettle manual says to fill it with water first.", 2),
+                _honcho_message("house-a", "alice", "Bought new running shoes.", 3),
+            ],
+            "house-b": [_honcho_message("house-b", "carol", "Our kettle is the Acme one, descaling monthly.", 4)],
+        }
+
+    def app(self) -> Starlette:
+        async def search(request: Request) -> Response:
+            if request.headers.get("authorization") != f"Bearer {HONCHO_KEY}":
+                return JSONResponse({"detail": "Invalid or missing API key"}, status_code=401)
+            workspace = request.path_params["workspace_id"]
+            body = await request.json()
+            self.searches.append((workspace, body))
+            limit = body.get("limit", 10)
+            if not isinstance(body.get("query"), str) or not isinstance(limit, int) or not 1 <= limit <= 100:
+                return JSONResponse({"detail": [{"msg": "validation error"}]}, status_code=422)
+            if self.mode == "down":
+                return PlainTextResponse("Internal Server Error", status_code=500)
+            if self.mode == "slow":
+                await asyncio.sleep(5)
+            if self.mode == "huge":
+                return Response(b"[" + b" " * (10 * 1024 * 1024) + b"]", media_type="application/json")
+            if self.mode == "garbage":
+                return JSONResponse({"items": []})
+            words = set(body["query"].lower().split())
+            found = [
+                message
+                for message in self.messages.get(workspace, [])
+                if words & set(message["content"].lower().replace(".", "").split())
+            ]
+            return JSONResponse(found[:limit])
+
+        async def write(request: Request) -> Response:
+            self.writes += 1
+            return JSONResponse({}, status_code=201)
+
+        async def health(request: Request) -> Response:
+            if self.mode == "down":
+                return PlainTextResponse("Internal Server Error", status_code=500)
+            return JSONResponse({"status": "ok"})
+
+        return Starlette(
+            routes=[
+                Route("/v3/workspaces/{workspace_id}/search", search, methods=["POST"]),
+                Route("/v3/workspaces/{workspace_id}/{rest:path}", write, methods=["POST", "PUT"]),
+                Route("/health", health),
+            ]
+        )
+
+
+def _honcho_message(workspace: str, peer: str, content: str, number: int) -> dict:
+    return {
+        "id": f"msg{number}",
+        "content": content,
+        "peer_id": peer,
+        "session_id": "kitchen",
+        "metadata": {},
+        "created_at": f"2026-0{number}-01T09:00:00Z",
+        "workspace_id": workspace,
+        "token_count": len(content) // 4,
+    }

@@ -12,6 +12,7 @@ from steward_websearch.codes import WebsearchCode
 from steward_websearch.service.fetch_capability import fetch_capability
 from steward_websearch.service.firecrawl import firecrawl_routes
 from steward_websearch.service.fleet import service_capabilities
+from steward_websearch.service.memory import memory_backend
 from steward_websearch.service.routes import ServiceGate, native_routes
 from steward_websearch.service.search import search_capability, searxng_health
 from steward_websearch.settings import WebsearchSettings
@@ -47,7 +48,11 @@ def register_capabilities(config: steward.Config) -> list[steward.Capability]:
 @steward.hookimpl
 def register_health_checks(config: steward.Config) -> list[steward.HealthCheck]:
     settings = config.plugin_settings("websearch")
-    return [steward.HealthCheck("searxng", lambda: searxng_health(settings))]
+    checks = [steward.HealthCheck("searxng", lambda: searxng_health(settings))]
+    memory = memory_backend(settings.context, config.data_dir)
+    if memory is not None:
+        checks.append(steward.HealthCheck("memory", memory.check))
+    return checks
 
 
 @steward.hookimpl

@@ -18,7 +18,7 @@ import msgspec
 
 import steward
 from steward_websearch.extraction import InvalidContent, PageTooComplex, UnsupportedContent, extract
-from steward_websearch.service.brave import KEY_FILE, write_key
+from steward_websearch.service.secret_files import BRAVE_KEY, HONCHO_KEY, SecretFile
 
 
 @click.command("extract")
@@ -70,6 +70,13 @@ class ExitCode(enum.IntEnum):
 @click.option("--jq", "jq_filter", help="A jq filter for JSON responses.")
 @click.option("--recover", is_flag=True, help="Try archived copies if the site refuses.")
 @click.option("--max-tokens", type=int, help="Cut the content to about this many tokens.")
+@click.option(
+    "--context/--no-context",
+    "with_context",
+    default=False,
+    show_default=True,
+    help="Add what the household's memory store holds about the page (read only).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the service's JSON answer.")
 def fetch_command(
     url: str,
@@ -78,6 +85,7 @@ def fetch_command(
     jq_filter: str | None,
     recover: bool,
     max_tokens: int | None,
+    with_context: bool,
     as_json: bool,
 ) -> None:
     """Fetch URL through a Steward server's fetch service (not curl): guarded, cleaned, compact.
@@ -85,7 +93,7 @@ def fetch_command(
     The server and key come from ~/.config/steward/client.toml (steward login). Exit status:
     0 ok, 2 refused by the guard, 3 the site failed or refused, 4 key problem, 1 anything else.
     """
-    payload: dict[str, object] = {"url": url, "mode": mode, "recover": recover}
+    payload: dict[str, object] = {"url": url, "mode": mode, "recover": recover, "context": with_context}
     for name, value in (("question", question), ("jq", jq_filter), ("max_tokens", max_tokens)):
         if value is not None:
             payload[name] = value
@@ -102,6 +110,10 @@ def fetch_command(
         click.echo(f"source: {source['final_url']} ({source['status']}, {source['content_type']}{cached}{snapshot})")
         click.echo()
         click.echo(body["content"])
+        for item in body.get("context") or []:
+            click.echo(
+                f"\nmemory ({item['kind']}, {item['peer'] or 'unknown'}, {item['created_at']}): {item['content']}"
+            )
     for warning in body["warnings"]:
         click.echo(f"warning: {warning}", err=True)
 
@@ -186,16 +198,34 @@ def set_brave_key() -> None:
 
     Once set, web.search and the service's search ask Brave's LLM Context API beside SearXNG.
     """
-    key = sys.stdin.readline() if not sys.stdin.isatty() else click.prompt("Brave subscription key", hide_input=True)
-    try:
-        write_key(steward.current_config().data_dir, key)
-    except ValueError as error:
-        raise click.ClickException(str(error)) from None
+    _store(BRAVE_KEY, "Brave subscription key")
     click.echo("Brave key stored (0600); searches ask Brave beside SearXNG from the next request on")
 
 
 @websearch_group.command("forget-brave-key")
 def forget_brave_key() -> None:
     """Remove the Brave key: searches ask SearXNG alone again."""
-    (steward.current_config().data_dir / KEY_FILE).unlink(missing_ok=True)
+    BRAVE_KEY.forget(steward.current_config().data_dir)
     click.echo("Brave key removed")
+
+
+@websearch_group.command("set-honcho-key")
+def set_honcho_key() -> None:
+    """Store the API key of the Honcho that memory context reads (standard input or a hidden prompt)."""
+    _store(HONCHO_KEY, "Honcho API key")
+    click.echo("Honcho key stored (0600); memory context uses it from the next request on")
+
+
+@websearch_group.command("forget-honcho-key")
+def forget_honcho_key() -> None:
+    """Remove the Honcho key: memory context asks Honcho without one."""
+    HONCHO_KEY.forget(steward.current_config().data_dir)
+    click.echo("Honcho key removed")
+
+
+def _store(secret: SecretFile, prompt: str) -> None:
+    key = sys.stdin.readline() if not sys.stdin.isatty() else click.prompt(prompt, hide_input=True)
+    try:
+        secret.write(steward.current_config().data_dir, key)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -19,6 +20,8 @@ class DigestSettings(msgspec.Struct, forbid_unknown_fields=True):
     api_key: str = ""
     timeout: float = 45.0
     max_tokens: int = 600
+    thinking: Literal["default", "off", "on"] = "default"
+    """``off``: a thinking model answers digests without thinking first (``chat_template_kwargs``)."""
 
     def model_config(self) -> steward.ModelConfig:
         return steward.ModelConfig(
@@ -28,6 +31,7 @@ class DigestSettings(msgspec.Struct, forbid_unknown_fields=True):
             timeout=self.timeout,
             max_tokens=self.max_tokens,
             temperature=0.0,
+            thinking=self.thinking,
         )
 
 
@@ -41,6 +45,25 @@ class RerankSettings(msgspec.Struct, forbid_unknown_fields=True):
     model: str = "local"
     api_key: str = ""
     timeout: float = 10.0
+
+
+class ContextSettings(msgspec.Struct, forbid_unknown_fields=True):
+    """``[plugins.websearch.context]``: the memory store ``/v1/fetch {"context": true}`` reads.
+
+    Memory context is off until ``honcho_url`` is set (or ``backend`` names a plugin's store).
+    The API key is not a setting: ``steward websearch set-honcho-key`` keeps it in a 0600 file.
+    ``workspaces`` maps key names to workspaces; a key without one gets ``default_workspace``,
+    and with neither, no context.
+    """
+
+    backend: str = "honcho"
+    honcho_url: str = ""
+    default_workspace: str = ""
+    workspaces: dict[str, str] = {}
+    limit: Annotated[int, msgspec.Meta(ge=1, le=50)] = 5
+    timeout: Annotated[float, msgspec.Meta(gt=0, le=30)] = 3.0
+    max_chars: Annotated[int, msgspec.Meta(ge=100, le=100_000)] = 4000
+    """All items' text together, at most; each item is also cut to 1,000 characters."""
 
 
 class RecoverSettings(msgspec.Struct, forbid_unknown_fields=True):
@@ -95,6 +118,7 @@ class WebsearchSettings(msgspec.Struct, forbid_unknown_fields=True):
     ca_bundle: str = ""
     digest: DigestSettings = msgspec.field(default_factory=DigestSettings)
     rerank: RerankSettings = msgspec.field(default_factory=RerankSettings)
+    context: ContextSettings = msgspec.field(default_factory=ContextSettings)
     recover: RecoverSettings = msgspec.field(default_factory=RecoverSettings)
     cache: CacheSettings = msgspec.field(default_factory=CacheSettings)
     service: ServiceSettings = msgspec.field(default_factory=ServiceSettings)

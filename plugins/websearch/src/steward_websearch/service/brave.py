@@ -12,7 +12,6 @@ each ``generic`` item becomes a hit, its first snippets joined as the snippet.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,7 +19,6 @@ import msgspec
 
 import steward
 
-KEY_FILE = Path("secrets") / "websearch" / "brave-api-key"
 FRESHNESS = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}
 
 
@@ -36,20 +34,6 @@ class _Grounding(msgspec.Struct):
 
 class _Answer(msgspec.Struct):
     grounding: _Grounding = msgspec.field(default_factory=_Grounding)
-
-
-def read_key(data_dir: Path) -> str:
-    try:
-        return (data_dir / KEY_FILE).read_text().strip()
-    except FileNotFoundError:
-        return ""
-
-
-def write_key(data_dir: Path, key: str) -> None:
-    key = key.strip()
-    if not key or any(character.isspace() for character in key) or len(key) > 512:
-        raise ValueError("a Brave subscription key is one word, no spaces")
-    steward.write_atomic(data_dir / KEY_FILE, key.encode(), mode=0o600, dir_mode=0o700)
 
 
 async def ask_brave(

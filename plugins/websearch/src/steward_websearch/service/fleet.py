@@ -33,6 +33,7 @@ from steward_websearch.service.archives import NoSnapshot, Snapshot, recover
 from steward_websearch.service.digest import DigestUnavailable, digest
 from steward_websearch.service.fetch_capability import HttpUrl, extract_isolated, reported_as_failures
 from steward_websearch.service.jq_program import check_program, refuse_module_access, run_program
+from steward_websearch.service.memory import MemoryItem, key_terms, page_terms, recall_context
 from steward_websearch.service.page_cache import CachedPage, PageCache, SharedPageCache, lifetime
 from steward_websearch.service.rerank import RerankUnavailable, similarities
 from steward_websearch.service.search import TimeRange, find
@@ -80,6 +81,9 @@ class ServiceFetchArguments(msgspec.Struct, forbid_unknown_fields=True, kw_only=
         ),
     ] = False
     timeout: Annotated[float, msgspec.Meta(gt=0, le=120, description="Seconds the request may take.")] | None = None
+    context: Annotated[
+        bool, msgspec.Meta(description="Add what the household's memory store holds about the page (read only).")
+    ] = False
 
 
 class FetchSource(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -113,6 +117,7 @@ class ServiceFetchResult(msgspec.Struct, kw_only=True, omit_defaults=True):
     html: str | None = None
     raw_html: str | None = None
     links: list[str] | None = None
+    context: list[MemoryItem] | None = None
 
 
 class ServiceSearchArguments(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -183,6 +188,10 @@ async def _serve_fetch(arguments: ServiceFetchArguments, context: steward.Invoca
     content, truncated = fit_tokens(content, limit)
     if truncated:
         warnings.append(f"content cut to about {limit} tokens")
+    memory = None
+    if arguments.context:
+        terms = key_terms(content) if mode == "digest" else page_terms(document.title, document.markdown)
+        memory = await recall_context(terms, context.caller, settings.context, context.data_dir, warnings)
     if page.snapshot is not None:
         warnings.append(
             f"the site refused; this is an archived copy from {page.snapshot.captured_at or 'an unknown date'}"
@@ -206,11 +215,12 @@ async def _serve_fetch(arguments: ServiceFetchArguments, context: steward.Invoca
         sizes=Sizes(
             raw_tokens=document.raw_tokens,
             clean_tokens=document.clean_tokens,
-            returned_tokens=estimate_tokens(content),
+            returned_tokens=estimate_tokens(content) + sum(estimate_tokens(item.content) for item in memory or []),
         ),
         warnings=warnings,
         metadata=document.metadata,
         truncated=truncated,
+        context=memory,
     )
     if "links" in arguments.include:
         result.links = document.links

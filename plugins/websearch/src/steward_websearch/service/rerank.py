@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import httpx
 import msgspec
 
 import steward
+from steward_websearch.service.upstream import UpstreamFailed, post_json
 from steward_websearch.settings import RerankSettings
 
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
@@ -50,30 +50,18 @@ async def similarities(
 
 async def _ask(inputs: list[str], settings: RerankSettings, context: steward.InvocationContext) -> bytes:
     base = settings.base_url.rstrip("/")
-    headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
-    timeout = httpx.Timeout(settings.timeout, connect=min(3.0, settings.timeout))
     try:
-        async with context.http_client(timeout=timeout, headers=headers) as client:
-            request = {"model": settings.model, "input": inputs}
-            async with client.stream("POST", f"{base}/embeddings", json=request) as response:
-                if response.status_code != 200:
-                    raise RerankUnavailable(f"the embeddings endpoint at {base} answered HTTP {response.status_code}")
-                received = bytearray()
-                async for chunk in response.aiter_bytes():
-                    received += chunk
-                    if len(received) > MAX_ANSWER_BYTES:
-                        raise RerankUnavailable(
-                            f"the embeddings endpoint at {base} answered more than {MAX_ANSWER_BYTES >> 20} MB"
-                        )
-    except httpx.TimeoutException:
-        raise RerankUnavailable(
-            f"the embeddings endpoint at {base} did not answer within {settings.timeout:g} s"
-        ) from None
-    except httpx.HTTPError as error:
-        raise RerankUnavailable(
-            f"the embeddings endpoint at {base} cannot be reached ({type(error).__name__})"
-        ) from None
-    return bytes(received)
+        return await post_json(
+            context.http_client,
+            f"{base}/embeddings",
+            {"model": settings.model, "input": inputs},
+            what=f"the embeddings endpoint at {base}",
+            timeout=settings.timeout,
+            max_bytes=MAX_ANSWER_BYTES,
+            api_key=settings.api_key,
+        )
+    except UpstreamFailed as error:
+        raise RerankUnavailable(str(error)) from None
 
 
 def _vectors(body: bytes, count: int) -> list[list[float]]:

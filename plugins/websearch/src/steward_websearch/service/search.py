@@ -26,7 +26,8 @@ import httpx
 import msgspec
 
 import steward
-from steward_websearch.service.brave import BraveHit, ask_brave, read_key
+from steward_websearch.service.brave import BraveHit, ask_brave
+from steward_websearch.service.secret_files import BRAVE_KEY
 
 MAX_RESULTS = 5
 SNIPPET_CHARS = 400
@@ -100,7 +101,7 @@ async def find(query: str, time_range: str | None, context: steward.InvocationCo
     With both, one failing is a warning and both failing is ``UPSTREAM_UNAVAILABLE``.
     """
     settings = context.settings
-    key = read_key(context.data_dir)
+    key = BRAVE_KEY.read(context.data_dir)
     if not key:
         answer = await ask_searxng(settings.searxng_url, query, time_range, context)
         return Found(
