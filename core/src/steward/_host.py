@@ -29,7 +29,7 @@ from steward._executor import Executor
 from steward._files import make_directory
 from steward._handlers import HandlerRunner
 from steward._health import CheckResult, HealthCheck, HealthReport, LoadError, run_check
-from steward._http_client import http_client, tls_context
+from steward._http_client import http_client, prepare_outgoing_requests
 from steward._isolation import IsolatedShare, IsolatedWorkers
 from steward._metrics import Metrics
 from steward._model import ModelClient
@@ -92,7 +92,7 @@ class Host:
             for implementation in self.manager.hook.authenticate.get_hookimpls()
         )
         self.metrics = Metrics()
-        tls_context()
+        prepare_outgoing_requests()
         self.isolated = IsolatedWorkers(
             config.isolation.workers,
             memory_bytes=config.isolation.memory_mb * 1024 * 1024,

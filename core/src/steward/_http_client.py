@@ -6,12 +6,15 @@ host must not send household traffic somewhere because of an inherited variable.
 
 Every client also shares one TLS context (certifi's CA bundle, as httpx's default): building one
 loads the CA certificates, 100-200 ms of CPU, and a client made per request on the event loop
-stalled every other request that long. The host builds it once, before it serves.
+stalled every other request that long. The host calls :func:`prepare_outgoing_requests` before it serves, which
+builds it and loads what httpcore loads lazily at its first request (anyio's asyncio backend,
+another 100-200 ms that the first request of every process used to spend on the event loop).
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import ssl
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any
@@ -38,3 +41,9 @@ def http_client(**options: Any) -> httpx.AsyncClient:
 def tls_context() -> ssl.SSLContext:
     """The process's client TLS context: verifying, with certifi's CA bundle; made once."""
     return httpx.create_ssl_context(trust_env=False)
+
+
+def prepare_outgoing_requests() -> None:
+    """Do now, once, what the first outgoing request would do on the event loop."""
+    tls_context()
+    importlib.import_module("anyio._backends._asyncio")

@@ -130,7 +130,8 @@ class ServedHost:
         headers = dict(options.pop("headers", {}))
         if scopes is not None:
             headers["Authorization"] = f"Bearer {self.key(scopes, preapproved=preapproved)}"
-        return httpx.Client(base_url=self.base_url, headers=headers, trust_env=False, timeout=30, **options)
+        options.setdefault("timeout", 30)
+        return httpx.Client(base_url=self.base_url, headers=headers, trust_env=False, **options)
 
     def set_policy(self, flag: str, value: bool) -> None:
         """Switch a policy flag, as ``steward policy set`` would."""
