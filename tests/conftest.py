@@ -26,6 +26,18 @@ STAMPS = {
 }
 
 
+OTHER_PREREQUISITES = ("network-namespace", "chromium", "llama-server")
+
+
+@functools.cache
+def llama_server() -> Path | None:
+    """The cached llama-server binary (its model beside it), or ``None`` when not built yet."""
+    check = subprocess.run(
+        ["bash", str(ROOT / "tests" / "model" / "build-llama-server.sh"), "--check"], capture_output=True, text=True
+    )
+    return Path(check.stdout.strip()) if check.returncode == 0 and check.stdout.strip() else None
+
+
 @functools.cache
 def network_namespace_works() -> bool:
     try:
@@ -39,6 +51,8 @@ def missing(prerequisite: str) -> str | None:
     """What is missing for ``prerequisite``, or ``None`` when it is there."""
     if prerequisite == "chromium":
         return None if shutil.which("chromium") else "Debian's chromium (`make test` installs it when run as root)"
+    if prerequisite == "llama-server":
+        return None if llama_server() else "llama-server and its model (`make test` builds them once, ~10 minutes)"
     if prerequisite == "network-namespace":
         return None if network_namespace_works() else "`unshare --net --map-root-user` (util-linux, user namespaces)"
     stamp, description = STAMPS[prerequisite]
@@ -46,14 +60,14 @@ def missing(prerequisite: str) -> str | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    names = ", ".join([*STAMPS, "network-namespace", "chromium"])
+    names = ", ".join([*STAMPS, *OTHER_PREREQUISITES])
     config.addinivalue_line("markers", f"requires(name): the test needs one of {names}, which `make test` provides")
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     for marker in item.iter_markers("requires"):
         (prerequisite,) = marker.args
-        if prerequisite not in STAMPS and prerequisite not in ("network-namespace", "chromium"):
+        if prerequisite not in STAMPS and prerequisite not in OTHER_PREREQUISITES:
             raise ValueError(f"unknown prerequisite {prerequisite!r}")
         absent = missing(prerequisite)
         if absent is None:
@@ -75,6 +89,15 @@ def redis_server():
 
     with RedisServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def llama_binary() -> Path:
+    """The cached llama-server (tests using it are marked ``requires("llama-server")``)."""
+    binary = llama_server()
+    if binary is None:
+        pytest.fail("llama-server is not built; `make test` builds it (tests/model/build-llama-server.sh)")
+    return binary
 
 
 @pytest.fixture
