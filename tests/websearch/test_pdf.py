@@ -3,8 +3,6 @@ web.fetch, steward extract), and the hostile ones refused with a clear error, ne
 
 from __future__ import annotations
 
-import time
-
 import pdf_samples
 import pytest
 import steward_websearch
@@ -148,11 +146,8 @@ def test_firecrawl_scrape_and_web_fetch_return_a_pdfs_text(served, site):
 def test_hostile_pdfs_over_http_are_clear_errors_and_the_server_carries_on(served, site, path, status, message):
     _, base = site
     agent = served.client(**SERVICE_KEY)
-    started = time.monotonic()
     answer = agent.post("/v1/fetch", json={"url": f"{base}{path}"})
-    took = time.monotonic() - started
     assert (answer.status_code, message in answer.json()["error"]["message"]) == (status, True), answer.text
-    assert took < 15
     health = served.client(["admin"]).get("/healthz").json()
     assert not [problem for problem in health["problems"] if "web.fetch" in problem or "worker" in problem], health
     assert agent.post("/v1/fetch", json={"url": f"{base}/manual.pdf"}).status_code == 200
