@@ -78,6 +78,14 @@ def flate_bomb(inflated_megabytes: int = 4096) -> bytes:
     )
 
 
+def bomb_behind_an_image() -> bytes:
+    """The bomb's content stream right after a small image object: the image may not vouch for it."""
+    bomb = flate_bomb()
+    image = b"5 0 obj\n<< /Type /XObject /Subtype /Image /Width 1 /Height 1 >>\nstream\nx\nendstream\nendobj\n"
+    at = bomb.index(b"4 0 obj")
+    return bomb[:at] + image + bomb[at:]
+
+
 def _pdf(objects: list[bytes]) -> bytes:
     out = bytearray(b"%PDF-1.7\n")
     offsets = []

@@ -68,8 +68,10 @@ def test_what_cannot_be_read_says_why(body, error, message):
         read(body)
 
 
-def test_a_flate_bomb_is_refused_before_pdfium_inflates_it():
-    bomb = pdf_samples.flate_bomb()
+@pytest.mark.parametrize(
+    "bomb", [pdf_samples.flate_bomb(), pdf_samples.bomb_behind_an_image()], ids=["plain", "after-an-image"]
+)
+def test_a_flate_bomb_is_refused_before_pdfium_inflates_it(bomb):
     assert len(bomb) < 5 * 1024 * 1024, "small enough to pass the body cap"
     with pytest.raises(InvalidContent, match="inflate past 256 MB"):
         read(bomb)

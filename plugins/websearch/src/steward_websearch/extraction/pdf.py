@@ -32,7 +32,8 @@ _STREAM_START = re.compile(rb"stream\r?\n")
 _INPUT_CHUNK = 16 * 1024
 _IMAGE = re.compile(rb"/Subtype\s*/Image\b")
 _DICTIONARY_REACH = 1024
-"""How far before ``stream`` its dictionary is looked for (an image's is a few hundred bytes)."""
+"""How far before ``stream`` its dictionary is looked for (an image's is a few hundred bytes); only
+back to its own ``obj``, so an image just before cannot vouch for the stream after it."""
 _BLANK_LINES = re.compile(r"\n{3,}")
 
 
@@ -86,7 +87,8 @@ def check_inflated_size(body: bytes, limit: int = MAX_INFLATED_BYTES) -> None:
     view = memoryview(body)
     inflated = 0
     for start in _STREAM_START.finditer(body):
-        if _IMAGE.search(body, max(0, start.start() - _DICTIONARY_REACH), start.start()):
+        own_object = body.rfind(b"obj", max(0, start.start() - _DICTIONARY_REACH), start.start())
+        if _IMAGE.search(body, max(0, own_object, start.start() - _DICTIONARY_REACH), start.start()):
             continue
         inflater = zlib.decompressobj()
         position = start.end()
