@@ -200,6 +200,8 @@ def test_a_conversation_pauses_and_resumes_in_the_pane(page, world):
     expect(inline.locator(".arguments")).to_contain_text(f"{world.site_url}/kettles")
     expect(page.locator("#cards .card")).to_have_count(1, timeout=2000)
     inline.get_by_role("button", name="Approve").click()
+    expect(inline.locator(".countdown")).to_have_text("Approved.")
+    expect(inline.locator(".countdown")).to_have_css("color", "rgb(30, 107, 53)")
     expect(page.locator("#messages li.assistant").last).to_contain_text("Descale with vinegar")
     expect(page.locator("#cards .card")).to_have_count(0, timeout=2000)
     assert world.site.hits == ["/kettles"]

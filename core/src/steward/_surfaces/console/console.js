@@ -181,7 +181,7 @@ async function refreshCards() {
     if (!present.has(node.dataset.id)) forget(node);
   }
   for (const [id, node] of state.inline) {
-    if (!present.has(id)) settleInline(node, "Answered elsewhere, or expired.");
+    if (!present.has(id)) settleInline(node, "Answered elsewhere, or expired.", "neutral");
   }
   for (const confirmation of listed) {
     const expires = Date.now() + confirmation.expires_in_seconds * 1000;
@@ -211,7 +211,7 @@ function tickCountdowns() {
     const countdown = node.querySelector(".countdown");
     if (seconds <= 0) {
       if (node.parentElement === $("cards")) forget(node);
-      else settleInline(node, "Expired: it did not run.");
+      else settleInline(node, "Expired: it did not run.", "refused");
     } else if (countdown) {
       countdown.textContent = `Expires in ${seconds} s`;
     }
@@ -285,7 +285,7 @@ async function showReply(reply) {
   state.expiries.set(id, Date.now() + pending.expires_in_seconds * 1000);
   const node = card(confirmation, async (approve, item) => {
     state.inline.delete(id);
-    settleInline(item, approve ? "Approved." : "Declined.");
+    settleInline(item, approve ? "Approved." : "Declined.", approve ? "done" : "refused");
     await send({ confirmation: { token: pending.token, approve } });
     refreshAudit();
   });
@@ -295,12 +295,15 @@ async function showReply(reply) {
   tickCountdowns();
 }
 
-function settleInline(node, message) {
+// how a card ended, one colour each: done (green), refused (red: declined or expired), neutral
+function settleInline(node, message, how) {
   state.inline.delete(node.dataset.id);
   state.expiries.delete(node.dataset.id);
   const focused = node.contains(document.activeElement);
   for (const button of node.querySelectorAll("button")) button.remove();
-  node.querySelector(".countdown").textContent = message;
+  const line = node.querySelector(".countdown");
+  line.textContent = message;
+  line.classList.add(how);
   node.removeAttribute("data-id");
   if (focused) $("message").focus();
 }
