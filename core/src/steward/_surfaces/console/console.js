@@ -179,6 +179,7 @@ async function refreshCards() {
   const present = new Set(listed.map((confirmation) => confirmation.id));
   for (const node of [...list.children]) {
     if (!present.has(node.dataset.id)) forget(node);
+    else if (state.inline.has(node.dataset.id)) node.remove();
   }
   for (const [id, node] of state.inline) {
     if (!present.has(id)) settleInline(node, "Answered elsewhere, or expired.", "neutral");
@@ -187,7 +188,8 @@ async function refreshCards() {
     const expires = Date.now() + confirmation.expires_in_seconds * 1000;
     const known = state.expiries.get(confirmation.id);
     if (known === undefined || Math.abs(known - expires) > 2000) state.expiries.set(confirmation.id, expires);
-    if (!list.querySelector(`[data-id="${CSS.escape(confirmation.id)}"]`)) {
+    // a question of this page's own conversation is answered where it was asked: one card, inline
+    if (!state.inline.has(confirmation.id) && !list.querySelector(`[data-id="${CSS.escape(confirmation.id)}"]`)) {
       list.append(card(confirmation, (approve, node) => answerCard(confirmation, approve, node)));
     }
   }
