@@ -32,7 +32,7 @@ from steward._executor import Turn
 from steward._files import CorruptFile, locked, read_json_object, write_atomic
 from steward._health import HealthCheck, HealthReport
 from steward._host import Host, PluginLoadFailed
-from steward._http_client import http_client
+from steward._http_client import http_client, tls_context
 from steward._isolation import IsolatedJobFailed, IsolatedWorkers
 from steward._model import ModelClient, ModelUnavailable
 from steward._outcome import CapabilityError, Outcome, PendingConfirmation, Rejection, Stage, Status
@@ -152,6 +152,7 @@ __all__ = [
     "read_json_object",
     "require_scope",
     "server_client",
+    "tls_context",
     "write_atomic",
 ]
 

@@ -39,7 +39,8 @@ def http_client(**options: Any) -> httpx.AsyncClient:
 
 @functools.cache
 def tls_context() -> ssl.SSLContext:
-    """The process's client TLS context: verifying, with certifi's CA bundle; made once."""
+    """The process's client TLS context: verifying, with certifi's CA bundle; made once (the host
+    makes it before it serves), so a transport built on the event loop loads no certificates."""
     return httpx.create_ssl_context(trust_env=False)
 
 

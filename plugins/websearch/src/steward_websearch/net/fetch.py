@@ -276,23 +276,21 @@ async def fetcher_for(resources: steward.Resources, guard: Guard, limits: FetchL
     Keyed by the configuration's values, so every request with the same settings shares one
     connection pool and one set of concurrency caps; the host closes it when it stops.
     """
-    tls = _TLS_CONTEXTS.get(ca_bundle) or await asyncio.to_thread(_tls_context, ca_bundle)
+    tls = steward.tls_context() if not ca_bundle else await _bundle_context(ca_bundle)
     return resources.get(
         ("fetcher", guard, limits, ca_bundle), lambda: Fetcher(guard, limits, verify=tls), per_loop=True
     )
 
 
-_TLS_CONTEXTS: dict[str, ssl.SSLContext] = {}
+_BUNDLE_CONTEXTS: dict[str, ssl.SSLContext] = {}
 
 
-def _tls_context(ca_bundle: str) -> ssl.SSLContext:
-    """One TLS context per CA bundle for the whole process, made in a thread: loading the system's
-    CA certificates takes 100-200 ms, which on the event loop stalled every other request (and
-    marked the host degraded) at the first fetch."""
-    context = _TLS_CONTEXTS.get(ca_bundle)
+async def _bundle_context(ca_bundle: str) -> ssl.SSLContext:
+    """One TLS context per configured CA bundle for the whole process, made in a thread: loading
+    certificates takes 100-200 ms, which on the event loop stalled every other request (and marked
+    the host degraded) at the first fetch. Without a bundle, the host's shared context serves."""
+    context = _BUNDLE_CONTEXTS.get(ca_bundle)
     if context is None:
-        context = (
-            ssl.create_default_context(cafile=ca_bundle) if ca_bundle else httpx.create_ssl_context(trust_env=False)
-        )
-        _TLS_CONTEXTS[ca_bundle] = context
-    return context
+        context = await asyncio.to_thread(ssl.create_default_context, cafile=ca_bundle)
+        _BUNDLE_CONTEXTS.setdefault(ca_bundle, context)
+    return _BUNDLE_CONTEXTS[ca_bundle]
