@@ -10,7 +10,6 @@ the client, ``ROUNDS`` times; the medians and the differences from a plain searc
 from __future__ import annotations
 
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -20,20 +19,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "websearc
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "model"))
 
 import steward_websearch
+from llama import built_binary, chat_options, start
 from upstreams import SearxShaped
 
 from steward.testing import ScriptedModel, serve_app, serve_host
 
-ROOT = Path(__file__).resolve().parents[1]
 ROUNDS = 10
 SERVICE_KEY = {"scopes": ["service"], "preapproved": ["web.search"]}
-
-
-def built_llama_server() -> Path | None:
-    check = subprocess.run(
-        ["bash", str(ROOT / "tests" / "model" / "build-llama-server.sh"), "--check"], capture_output=True, text=True
-    )
-    return Path(check.stdout.strip()) if check.returncode == 0 and check.stdout.strip() else None
 
 
 def median_seconds(client, body: dict) -> float:
@@ -70,13 +62,12 @@ def measure(chat_url: str, embeddings_url: str, label: str) -> None:
 
 
 def main() -> None:
-    binary = built_llama_server()
+    binary = built_binary()
     if binary is None:
         scripted = ScriptedModel(rules=())
         with serve_app(scripted.app()) as url:
             measure(url, url, "the scripted model (llama-server not built: `make llama-server`)")
         return
-    from llama import chat_options, start
 
     chat, embeddings = start(binary, *chat_options(binary)), start(binary, "--embeddings", "--pooling", "mean")
     try:

@@ -9,6 +9,7 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,10 +33,10 @@ OTHER_PREREQUISITES = ("network-namespace", "chromium", "llama-server")
 @functools.cache
 def llama_server() -> Path | None:
     """The cached llama-server binary (its model beside it), or ``None`` when not built yet."""
-    check = subprocess.run(
-        ["bash", str(ROOT / "tests" / "model" / "build-llama-server.sh"), "--check"], capture_output=True, text=True
-    )
-    return Path(check.stdout.strip()) if check.returncode == 0 and check.stdout.strip() else None
+    sys.path.insert(0, str(ROOT / "tests" / "model"))
+    from llama import built_binary
+
+    return built_binary()
 
 
 @functools.cache

@@ -10,8 +10,15 @@ from pathlib import Path
 
 import httpx
 
+BUILD = Path(__file__).with_name("build-llama-server.sh")
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 TOOLS_TEMPLATE = "chatml-tools.jinja"
+
+
+def built_binary() -> Path | None:
+    """The cached llama-server (its model and template beside it), or ``None`` before it is built."""
+    check = subprocess.run(["bash", str(BUILD), "--check"], capture_output=True, text=True)
+    return Path(check.stdout.strip()) if check.returncode == 0 and check.stdout.strip() else None
 
 
 def chat_options(binary: Path) -> list[str]:
