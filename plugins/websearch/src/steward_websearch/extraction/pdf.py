@@ -65,14 +65,15 @@ def read_pdf(body: bytes, *, url: str, max_pages: int = MAX_PDF_PAGES) -> Docume
         found["byline"] = metadata["author"][:500]
     if total > len(pages):
         found["pages_read"] = str(len(pages))
+    tokens = estimate_tokens(text)
     return Document(
         title=title[:500],
         markdown=text,
         text=text,
         metadata={key: value for key, value in found.items() if value},
         content_type="application/pdf",
-        raw_tokens=estimate_tokens(text),
-        clean_tokens=estimate_tokens(text),
+        raw_tokens=tokens,
+        clean_tokens=tokens,
     )
 
 
