@@ -1,7 +1,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-PLUGINS := $(sort $(wildcard plugins/*))
+PLUGIN_DIRS := $(sort $(wildcard plugins/*))
 STAMP := $(VENV)/.installed
 # hermes-agent pins versions that clash with ours; its contract tests run it from a venv of its own
 HERMES_VENV := .venv-hermes
@@ -18,23 +18,28 @@ HERMES_STAMP := $(HERMES_VENV)/.installed
 MCP1_VENV := .venv-mcp1
 MCP1_STAMP := $(MCP1_VENV)/.installed
 
-.PHONY: install run test bench lint format clean lock reference browser llama-server
+.PHONY: install run test bench lint format clean lock reference browser llama-server image image-tools
 
 install: $(STAMP)
 
 $(STAMP): core/pyproject.toml $(wildcard plugins/*/pyproject.toml) requirements-dev.txt constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -r requirements-dev.txt -e core $(addprefix -e ,$(PLUGINS))
+	$(BIN)/python -m pip install --quiet -c constraints.txt -r requirements-dev.txt -e core $(addprefix -e ,$(PLUGIN_DIRS))
 	touch $@
 
 # requirements-lock.txt: every runtime dependency pinned, with hashes; constraints.txt: the same pins
-# without them (pip refuses hashes for the local directories make install uses)
+# without them (pip refuses hashes for the local directories make install uses). uv resolves once for
+# every Python from 3.11 on, so the lock carries markers (async-timeout for redis below 3.11.3, the
+# Python of Debian 12's images) that a resolver run on one interpreter leaves out; the pins already
+# in the lock are kept unless a requirement moved past them.
 lock:
-	test -x $(TOOLS_VENV)/bin/pip-compile || ($(PYTHON) -m venv $(TOOLS_VENV) && $(TOOLS_VENV)/bin/pip install --quiet pip-tools)
+	test -x $(TOOLS_VENV)/bin/uv || ($(PYTHON) -m venv $(TOOLS_VENV) && $(TOOLS_VENV)/bin/pip install --quiet uv)
+	grep -v '^#' requirements-lock.txt > $(TOOLS_VENV)/lock.txt
+	$(TOOLS_VENV)/bin/uv pip compile --quiet --universal --python-version 3.11 --generate-hashes \
+		--no-header --no-annotate --output-file $(TOOLS_VENV)/lock.txt constraints.in
 	echo "# Every runtime dependency of Steward and its plugins, pinned with hashes (make lock)." > requirements-lock.txt
-	$(TOOLS_VENV)/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras --no-header --no-annotate \
-		--output-file - constraints.in | grep -v -e '^-e ' -e '^--' -e '^#' -e '^$$' >> requirements-lock.txt
+	grep -v -e '^-e ' $(TOOLS_VENV)/lock.txt >> requirements-lock.txt
 	echo "# The pins of requirements-lock.txt without hashes, for pip install -c (make lock)." > constraints.txt
 	sed -e '1d' -e '/^ *--hash/d' -e 's/ \\$$//' requirements-lock.txt >> constraints.txt
 
@@ -54,6 +59,20 @@ browser:
 	command -v chromium >/dev/null || test "$$(id -u)" != 0 || apt-get install -y -qq chromium >/dev/null \
 		|| (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
 
+# mmdebstrap and systemd-nspawn for appliance images (make image, and the test that boots one);
+# installed when make runs as root, as Chromium is
+image-tools:
+	command -v mmdebstrap >/dev/null && command -v systemd-nspawn >/dev/null || test "$$(id -u)" != 0 \
+		|| apt-get install -y -qq mmdebstrap systemd-container >/dev/null \
+		|| (apt-get update -qq && apt-get install -y -qq mmdebstrap systemd-container >/dev/null)
+
+# make image IMAGE=DIR PLUGINS="system websearch": a bootable Debian 12 root file system in DIR and
+# DIR.tar, with Steward and the plugins named (default: all of them); docs/operations.md
+PLUGINS ?= $(notdir $(PLUGIN_DIRS))
+image: image-tools
+	@test -n "$(IMAGE)" || (echo 'usage: make image IMAGE=DIR [PLUGINS="$(PLUGINS)"]' >&2; exit 2)
+	PYTHON=$(PYTHON) bash contrib/image/build.sh "$(IMAGE)" $(PLUGINS)
+
 run: install
 	$(BIN)/steward serve
 
@@ -70,7 +89,7 @@ $(NODE_STAMP): $(NODE_CLIENTS)/package-lock.json
 llama-server: install
 	PYTHON=$(BIN)/python bash tests/model/build-llama-server.sh >/dev/null
 
-test: install $(HERMES_STAMP) $(MCP1_STAMP) $(WHEELHOUSE_STAMP) $(NODE_STAMP) browser llama-server
+test: install $(HERMES_STAMP) $(MCP1_STAMP) $(WHEELHOUSE_STAMP) $(NODE_STAMP) browser llama-server image-tools
 	STEWARD_TEST_EVERYTHING=1 $(BIN)/python -m pytest
 
 bench: install

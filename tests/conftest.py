@@ -27,7 +27,7 @@ STAMPS = {
 }
 
 
-OTHER_PREREQUISITES = ("network-namespace", "chromium", "llama-server")
+OTHER_PREREQUISITES = ("network-namespace", "chromium", "llama-server", "appliance-image")
 
 
 @functools.cache
@@ -54,6 +54,11 @@ def missing(prerequisite: str) -> str | None:
         return None if shutil.which("chromium") else "Debian's chromium (`make test` installs it when run as root)"
     if prerequisite == "llama-server":
         return None if llama_server() else "llama-server and its model (`make test` builds them once, ~10 minutes)"
+    if prerequisite == "appliance-image":
+        tools = ("mmdebstrap", "systemd-nspawn", "nsenter")
+        if os.geteuid() != 0 or not all(map(shutil.which, tools)):
+            return "root with mmdebstrap and systemd-nspawn (`make test` installs them when run as root)"
+        return None
     if prerequisite == "network-namespace":
         return None if network_namespace_works() else "`unshare --net --map-root-user` (util-linux, user namespaces)"
     stamp, description = STAMPS[prerequisite]
