@@ -130,12 +130,21 @@ if [[ ! -f $deps/.complete ]]; then
 fi
 step "3. dependency wheels for Python $python_version"
 
-# 4. install, offline: the container has no network at all
+# 4. install, offline: the container has no network at all. First which locked distributions the
+#    chosen plugins need (pip's resolver, dry run, the image's Python), so a left-out plugin's
+#    dependencies stay out too; then those, hash-checked, and our wheels.
+mkdir -p "$WORK/plan"
 in_image --bind-ro="$deps:/run/steward-build/deps" --bind-ro="$WORK/wheels:/run/steward-build/wheels" \
-    --bind-ro="$ROOT/requirements-lock.txt:/run/steward-build/requirements-lock.txt" \
+    --bind-ro="$ROOT/constraints.txt:/run/steward-build/constraints.txt" --bind="$WORK/plan:/run/steward-build/plan" \
+    /bin/sh -ec "$VENV/bin/pip install --quiet --no-index --dry-run --report /run/steward-build/plan/report.json \
+        --find-links /run/steward-build/deps -c /run/steward-build/constraints.txt /run/steward-build/wheels/*.whl"
+"$PYTHON" "$ROOT/contrib/image/locked_subset.py" "$WORK/plan/report.json" "$ROOT/requirements-lock.txt" \
+    >"$WORK/plan/requirements.txt"
+in_image --bind-ro="$deps:/run/steward-build/deps" --bind-ro="$WORK/wheels:/run/steward-build/wheels" \
+    --bind-ro="$WORK/plan:/run/steward-build/plan" \
     /bin/sh -ec "
         $VENV/bin/pip install --quiet --no-index --find-links /run/steward-build/deps \
-            --require-hashes -r /run/steward-build/requirements-lock.txt
+            --require-hashes -r /run/steward-build/plan/requirements.txt
         $VENV/bin/pip install --quiet --no-index --no-deps /run/steward-build/wheels/*.whl
         $VENV/bin/pip check >/dev/null
         $VENV/bin/steward plugins --strict-plugins >/dev/null"
