@@ -92,8 +92,13 @@ llama-server: install
 test: install $(HERMES_STAMP) $(MCP1_STAMP) $(WHEELHOUSE_STAMP) $(NODE_STAMP) browser llama-server image-tools
 	STEWARD_TEST_EVERYTHING=1 $(BIN)/python -m pytest
 
+# rs-trafilatura's Python binding (trafipy) has wheels for CPython 3.12 and later only: its own venv
+PYTHON312 ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.1[23]*/bin/python) $(shell command -v python3.12 python3.13))
+TRAFIPY_VENV := .venv-trafipy
+
 bench: install
 	$(BIN)/python -m pip install --quiet -r requirements-bench.txt
+	test -z "$(PYTHON312)" || test -x $(TRAFIPY_VENV)/bin/python || ($(PYTHON312) -m venv $(TRAFIPY_VENV) && $(TRAFIPY_VENV)/bin/pip install --quiet 'trafipy>=0.1,<0.2')
 	$(BIN)/python bench/executor_overhead.py
 	$(BIN)/python bench/http_throughput.py
 	$(BIN)/python bench/turn_overhead.py
@@ -121,4 +126,4 @@ format: install
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf $(VENV) $(HERMES_VENV) $(MCP1_VENV) $(TOOLS_VENV) $(WHEELHOUSE) $(NODE_CLIENTS)/node_modules .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(HERMES_VENV) $(MCP1_VENV) $(TOOLS_VENV) $(TRAFIPY_VENV) $(WHEELHOUSE) $(NODE_CLIENTS)/node_modules .pytest_cache .ruff_cache

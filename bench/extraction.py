@@ -4,8 +4,10 @@ Corpora and scoring rule: ``../shared/data/extraction/README.md``. ``scrapinghub
 and blog articles; ``wcxb-dev`` is 674 modern pages of seven kinds (article, forum, service,
 product, documentation, listing, collection), each with ``with`` / ``without`` snippets: sentences
 that must appear, and boilerplate that must not. Our Markdown is scored as plain text (syntax and
-link targets stripped). Compared in the same run: trafilatura (defaults: tables kept) and
-readabilipy + markdownify (what the reference MCP fetch server does without Node).
+link targets stripped). Compared in the same run: trafilatura (defaults: tables kept),
+rs-trafilatura (its Rust rewrite, WCXB's best published system, through trafipy in a Python 3.12
+venv of its own, ``.venv-trafipy``; timed inside that process) and readabilipy + markdownify
+(what the reference MCP fetch server does without Node).
 
 Reported per corpus and extractor: F1 (precision / recall), F1 by page kind, snippets found and
 leaked, pages per second in this one process and the p99 time of one page, and Steward's speed
@@ -25,6 +27,9 @@ Targets (issue 12): F1 above trafilatura's on both corpora and on every wcxb-dev
 F1 >= 0.86 with recall >= 0.85; scrapinghub F1 >= 0.970; more ``with`` snippets found than
 trafilatura and no more ``without`` leaked; speed >= 1.0x trafilatura's.
 
+Targets (issue 41): F1 above both trafilatura's and rs-trafilatura's on every corpus and every
+kind of WCXB's held-out split; speed >= 1.0x rs-trafilatura's.
+
     python bench/extraction.py [--corpus wcxb-dev] [--only steward trafilatura] [--limit N]
 """
 
@@ -35,6 +40,7 @@ import gzip
 import json
 import re
 import statistics
+import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -145,9 +151,39 @@ def readabilipy_markdownify(html: bytes, url: str) -> str:
     return plain(markdownify.markdownify(article["content"] or "", heading_style="ATX"))
 
 
-EXTRACTORS: dict[str, Callable[[bytes, str], str]] = {
+class RsTrafilatura:
+    """rs-trafilatura through trafipy, in ``.venv-trafipy`` (bench/trafipy_worker.py): its own
+    process, one page at a time, timed there."""
+
+    PYTHON = Path(__file__).resolve().parents[1] / ".venv-trafipy" / "bin" / "python"
+
+    def __init__(self) -> None:
+        self.worker: subprocess.Popen | None = None
+
+    @classmethod
+    def available(cls) -> bool:
+        return cls.PYTHON.exists()
+
+    def __call__(self, html: bytes, url: str) -> tuple[str, float]:
+        if self.worker is None:
+            self.worker = subprocess.Popen(
+                [self.PYTHON, Path(__file__).with_name("trafipy_worker.py")],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+        assert self.worker.stdin is not None
+        assert self.worker.stdout is not None
+        self.worker.stdin.write(json.dumps({"html": html.decode("latin-1"), "url": url}) + "\n")
+        self.worker.stdin.flush()
+        answer = json.loads(self.worker.stdout.readline())
+        return answer["text"], answer["seconds"]
+
+
+EXTRACTORS: dict[str, Callable[[bytes, str], str | tuple[str, float]]] = {
     "steward": ours,
     "trafilatura": trafilatura_default,
+    "rs-trafilatura": RsTrafilatura(),
     "readabilipy + markdownify": readabilipy_markdownify,
 }
 
@@ -203,7 +239,10 @@ def run(extractor: Callable[[bytes, str], str], pages: list[Page]) -> Run:
     for page in pages:
         started = time.perf_counter()
         output = extractor(page.html, page.truth["url"])
-        result.seconds.append(time.perf_counter() - started)
+        seconds = time.perf_counter() - started
+        if isinstance(output, tuple):  # an extractor in another process says how long it took there
+            output, seconds = output
+        result.seconds.append(seconds)
         result.outputs.append(output)
     return result
 
@@ -246,9 +285,11 @@ def report(corpus: str, pages: list[Page], runs: dict[str, Run]) -> None:
             print(f"{'':26s} by kind: " + ", ".join(by_kind), flush=True)
             precision, recall, f1 = word_scores(pairs)
             print(f"{'':26s} WCXB's own rule (words, mean of pages): F1 {f1:.3f} (P {precision:.3f} / R {recall:.3f})")
+    for other in ("trafilatura", "rs-trafilatura"):
+        if "steward" in runs and other in runs:
+            ratio = sum(runs[other].seconds) / sum(runs["steward"].seconds)
+            print(f"speed: steward runs at {ratio:.2f}x {other}'s pages/s (target >= 1.0x)")
     if "steward" in runs and "trafilatura" in runs:
-        ratio = sum(runs["trafilatura"].seconds) / sum(runs["steward"].seconds)
-        print(f"speed: steward runs at {ratio:.2f}x trafilatura's pages/s (target >= 1.0x)")
         write_diffs(corpus, pages, runs)
 
 
@@ -314,6 +355,8 @@ def main() -> None:
         help="a checkout of WCXB's repository: also score its full dev and held-out test splits",
     )
     options = parser.parse_args()
+    if not RsTrafilatura.available():
+        print(f"rs-trafilatura is left out: no {RsTrafilatura.PYTHON} (make bench makes it with a Python 3.12)")
     corpora = {corpus: load(corpus, options.limit, options.data) for corpus in options.corpus or CORPORA}
     if options.wcxb_repository:
         for split in ("dev", "test"):
@@ -321,7 +364,8 @@ def main() -> None:
     if "wcxb-dev" in corpora and "wcxb-dev-full" in corpora:
         report_revised_truths(corpora["wcxb-dev"], corpora["wcxb-dev-full"])
     for corpus, pages in corpora.items():
-        runs = {name: run(EXTRACTORS[name], pages) for name in options.only or EXTRACTORS}
+        chosen = options.only or [name for name in EXTRACTORS if name != "rs-trafilatura" or RsTrafilatura.available()]
+        runs = {name: run(EXTRACTORS[name], pages) for name in chosen}
         report(corpus, pages, runs)
     report_slow_pages()
 
