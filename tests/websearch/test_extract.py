@@ -100,6 +100,24 @@ def test_token_counts_are_an_estimate(article):
     assert article.clean_tokens < article.raw_tokens
 
 
+def test_plain_text_keeps_the_numbers_of_ordered_lists(article):
+    assert "Warm the pot.\nAdd" not in article.text
+    assert "1. Warm the pot.\n2. Add the leaves." in article.text
+    assert "- Soft water" not in article.text  # bullets are Markdown's; text keeps numbers only
+    steps = b"""<html><body><main><p>Descaling takes four steps, in this order, and an hour in all; the
+    kettle is cold before you start and rinsed when you finish, every time.</p>
+    <ol start="3"><li>Fill it.</li><li>Boil it.</li><li value="9">Rinse it.</li><li>Dry it.</li></ol>
+    <ol reversed><li>Three.</li><li>Two.</li><li>One.</li></ol></main></body></html>"""
+    document = extract(steps, url="http://x.example/", content_type="text/html")
+    assert "3. Fill it.\n4. Boil it.\n9. Rinse it.\n10. Dry it." in document.text
+    assert "3. Three.\n2. Two.\n1. One." in document.text
+    unreadable = b'<html><body><ol start="x"><li>One.</li><li value="">Two.</li></ol></body></html>'
+    assert extract(unreadable, url="http://x.example/", content_type="text/html", main_content_only=False).text == (
+        "1. One.\n2. Two."
+    )
+    assert "3. Fill it.\n4. Boil it." in document.markdown
+
+
 def test_pages_without_an_article_keep_the_body_minus_boilerplate():
     page = b"<html><body><nav>MENU</nav><p>Short note.</p><footer>FOOT</footer></body></html>"
     document = extract(page, url="http://x.example/", content_type="text/html")
@@ -110,6 +128,9 @@ def test_the_whole_page_is_what_a_reader_sees_navigation_and_footers_included():
     whole = extract(ARTICLE.encode(), url="https://tea.example/", content_type="text/html", main_content_only=False)
     for kept in ["The Tea Site", "[Home](https://tea.example/a)", "SIDEBAR-LINK one", "## Water"]:
         assert kept in whole.markdown
+    assert "# Brewing green tea\n\nGreen tea is gentle" in whole.markdown  # the page's heading, where it stands
+    as_html = extract(ARTICLE.encode(), url="https://tea.example/", main_content_only=False, with_html=True).html
+    assert "<h1>Brewing green tea</h1>" in as_html
     assert "COMMENT-TEXT" in whole.markdown
     assert "FOOTER-TEXT" in whole.markdown
     assert "SCRIPT-TEXT" not in whole.markdown

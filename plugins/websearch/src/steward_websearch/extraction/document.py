@@ -274,7 +274,8 @@ def _html(
     if main_content_only:
         cleaning.tidy(content, article=article)
         content = linked_data.unrendered_body(items, content) or content
-    _drop_title_heading(content, metadata.get("title", ""))
+    if main_content_only:
+        _drop_title_heading(content, metadata.get("title", ""))
     markdown = Renderer(base, markdown=True).render(content)
     text = Renderer(base, markdown=False).render(content)
     return Document(
@@ -354,7 +355,8 @@ def _time_datetime(root: Element) -> str:
 
 
 def _drop_title_heading(content: Element, title: str) -> None:
-    """The title is metadata; an ``h1`` repeating it would only repeat it."""
+    """The title is metadata; an ``h1`` repeating it at the top of the main content would only
+    repeat it. The whole page (``main_content_only=False``) keeps its heading where it stands."""
     if not title:
         return
     wanted = title_words(title)

@@ -141,15 +141,18 @@ class Renderer:
         """A list's lines, each item's further lines and nested lists indented to where its text
         starts (past ``10.``), which is where a Markdown reader looks for them."""
         lines: list[str] = []
-        number = 0
+        step = -1 if ordered and element.get("reversed") is not None else 1
+        items = sum(1 for item in element if item.tag == "li")
+        number = _integer(element.get("start"), items if step < 0 else 1) - step
         for item in element:
             tag = item.tag if isinstance(item.tag, str) else ""
             own: list[Element] = []
             nested: list[Element] = []
             shell = Element("li")
             if tag == "li":
-                number += 1
-                marker = (f"{number}." if ordered else "-") if self.markdown else ""
+                number = _integer(item.get("value"), number + step)
+                # plain text keeps an ordered list's numbers (steps refer to them), not bullets
+                marker = f"{number}." if ordered else "-" if self.markdown else ""
                 for child in item:
                     (nested if child.tag in ("ul", "ol") else own).append(child)
                 shell.text = item.text
@@ -258,6 +261,14 @@ class Renderer:
             return ""
         alt = alt.replace("[", "\\[").replace("]", "\\]")
         return f" ![{alt}]({commonmark.link_destination(source)}) "
+
+
+def _integer(value: str | None, default: int) -> int:
+    """An ``ol``'s ``start`` or an ``li``'s ``value``, as browsers read them (else ``default``)."""
+    try:
+        return int((value or "").strip())
+    except ValueError:
+        return default
 
 
 def _run_together(previous: Element | None, child: Element) -> bool:
