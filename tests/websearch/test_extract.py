@@ -129,8 +129,11 @@ def test_the_whole_page_is_what_a_reader_sees_navigation_and_footers_included():
     for kept in ["The Tea Site", "[Home](https://tea.example/a)", "SIDEBAR-LINK one", "## Water"]:
         assert kept in whole.markdown
     assert "# Brewing green tea\n\nGreen tea is gentle" in whole.markdown  # the page's heading, where it stands
-    as_html = extract(ARTICLE.encode(), url="https://tea.example/", main_content_only=False, with_html=True).html
-    assert "<h1>Brewing green tea</h1>" in as_html
+    html = "text/html"
+    as_html = extract(
+        ARTICLE.encode(), url="https://t.example/", content_type=html, main_content_only=False, with_html=True
+    )
+    assert "<h1>Brewing green tea</h1>" in as_html.html
     assert "COMMENT-TEXT" in whole.markdown
     assert "FOOTER-TEXT" in whole.markdown
     assert "SCRIPT-TEXT" not in whole.markdown
