@@ -289,28 +289,34 @@ def report(corpus: str, pages: list[Page], runs: dict[str, Run]) -> None:
         if "steward" in runs and other in runs:
             ratio = sum(runs[other].seconds) / sum(runs["steward"].seconds)
             print(f"speed: steward runs at {ratio:.2f}x {other}'s pages/s (target >= 1.0x)")
-    if "steward" in runs and "trafilatura" in runs:
+    if "steward" in runs and len(runs) > 1:
         write_diffs(corpus, pages, runs)
 
 
 def write_diffs(corpus: str, pages: list[Page], runs: dict[str, Run]) -> None:
+    """Each page's F1 for every extractor and the outputs, and pages.tsv: worst first by our F1
+    less the best of the others'."""
     folder = OUTPUT / corpus
     folder.mkdir(parents=True, exist_ok=True)
+    others = [name for name in runs if name != "steward"]
     rows = []
     for index, page in enumerate(pages):
         truth = page.truth["articleBody"]
-        mine, theirs = runs["steward"].outputs[index], runs["trafilatura"].outputs[index]
-        rows.append((page_f1(truth, mine) - page_f1(truth, theirs), page, page_f1(truth, mine), page_f1(truth, theirs)))
+        scores = {name: page_f1(truth, runs[name].outputs[index]) for name in runs}
+        best_other = max((scores[name] for name in others), default=0.0)
+        rows.append((scores["steward"] - best_other, page, scores))
+        sections = "".join(f"## {name}\n\n{runs[name].outputs[index]}\n\n" for name in runs)
+        figures = " · ".join(f"{name} F1 {scores[name]:.3f}" for name in runs)
         (folder / f"{page.key}.md").write_text(
             f"# {page.key} ({page.truth.get('page_type', 'article')}) {page.truth['url']}\n\n"
-            f"steward F1 {page_f1(truth, mine):.3f} · trafilatura F1 {page_f1(truth, theirs):.3f}\n\n"
-            f"## truth\n\n{truth}\n\n## steward\n\n{mine}\n\n## trafilatura\n\n{theirs}\n"
+            f"{figures}\n\n## truth\n\n{truth}\n\n{sections}"
         )
     rows.sort(key=lambda row: row[0])
-    lines = ["delta\tsteward\ttrafilatura\tkind\tpage\turl"]
-    for delta, page, mine, theirs in rows:
+    lines = ["delta\t" + "\t".join(runs) + "\tkind\tpage\turl"]
+    for delta, page, scores in rows:
         kind = page.truth.get("page_type", "article")
-        lines.append(f"{delta:+.3f}\t{mine:.3f}\t{theirs:.3f}\t{kind}\t{page.key}\t{page.truth['url']}")
+        figures = "\t".join(f"{scores[name]:.3f}" for name in runs)
+        lines.append(f"{delta:+.3f}\t{figures}\t{kind}\t{page.key}\t{page.truth['url']}")
     (folder / "pages.tsv").write_text("\n".join(lines) + "\n")
     print(f"page-by-page: {folder}/pages.tsv (worst first) and {folder}/<page>.md")
 
