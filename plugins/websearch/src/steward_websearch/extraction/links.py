@@ -7,13 +7,19 @@ leaves the link dead and shows its text; extraction does the same instead of fai
 
 from __future__ import annotations
 
+import functools
 from urllib.parse import urljoin, urlsplit
 
 _NOT_FOLLOWED = ("javascript:", "data:", "vbscript:")
 
 
+@functools.lru_cache(maxsize=8192)
 def absolute_url(base: str, reference: str) -> str | None:
-    """``reference`` resolved against ``base``; ``None`` for a script or data URL, or no URL at all."""
+    """``reference`` resolved against ``base``; ``None`` for a script or data URL, or no URL at all.
+
+    Remembered: a page names the same addresses in its menus, its content and its link list,
+    and both renderings and ``Document.links`` resolve each (``urljoin`` was 8 % of extraction).
+    """
     reference = reference.strip()
     if not reference or reference.lower().startswith(_NOT_FOLLOWED):
         return None

@@ -255,9 +255,11 @@ class Renderer:
         ``user avatar``, ``null``: a template's placeholder, or a script's missing value) and
         numbers says nothing of what this one shows.
         """
+        if not self.markdown:
+            return ""
         alt = _SPACES.sub(" ", element.get("alt") or "").strip()
-        source = absolute_url(self.base_url, element.get("src") or "")
-        if not self.markdown or not _says_something(alt) or not source:
+        source = absolute_url(self.base_url, element.get("src") or "") if _says_something(alt) else None
+        if not source:
             return ""
         alt = alt.replace("[", "\\[").replace("]", "\\]")
         return f" ![{alt}]({commonmark.link_destination(source)}) "
