@@ -181,6 +181,49 @@ def test_an_answer_on_one_device_removes_the_card_on_another_within_2_s(browser,
         each.close()
 
 
+# the browser's own Notification, watched: each one the page raises is recorded, then shown as usual
+RECORD_NOTIFICATIONS = """
+window.__notifications = [];
+window.Notification = class extends window.Notification {
+  constructor(title, options) {
+    super(title, options);
+    window.__notifications.push({ title, body: options.body, tag: options.tag });
+  }
+};
+"""
+
+
+def test_a_new_question_raises_a_notification_and_the_tab_title_counts_what_waits(page, world):
+    world.invoke("web.fetch", {"url": world.site_url + "/before"})
+    page.context.grant_permissions(["notifications"], origin=world.served.base_url)
+    page.add_init_script(RECORD_NOTIFICATIONS)
+    sign_in(page, world)
+    expect(page.locator("#cards .card")).to_have_count(1)
+    expect(page).to_have_title("(1) Steward")
+    expect(page.get_by_role("button", name="Notify me of new questions")).to_be_hidden()  # allowed already
+    assert page.evaluate("window.__notifications") == []  # on screen when the page opened: no news
+
+    world.invoke("web.fetch", {"url": world.site_url + "/after"})
+    expect(page).to_have_title("(2) Steward", timeout=2000)
+    (notice,) = page.evaluate("window.__notifications")
+    assert notice["title"] == "Steward: waiting for your yes"
+    assert re.fullmatch(r"web\.fetch for test-\d+\. It reads only and leaves this device\.", notice["body"])
+    for _ in range(2):
+        page.locator("#cards .card").first.get_by_role("button", name="Deny").click()
+    expect(page).to_have_title("Steward", timeout=2000)
+    assert len(page.evaluate("window.__notifications")) == 1
+
+
+def test_notifications_are_offered_and_asked_for_by_a_click(page, world):
+    sign_in(page, world)
+    offer = page.get_by_role("button", name="Notify me of new questions")
+    expect(offer).to_be_visible()
+    page.context.grant_permissions(["notifications"], origin=world.served.base_url)
+    offer.click()
+    expect(page.locator("#status")).to_have_text("New questions will raise a notification while this page is open.")
+    expect(offer).to_be_hidden()
+
+
 def test_a_card_expires_on_screen_and_nothing_runs(page, tmp_path):
     for world in build_world(tmp_path, lifetime_seconds=3):
         sign_in(page, world)

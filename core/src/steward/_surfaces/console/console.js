@@ -12,6 +12,7 @@ const state = {
   history: [],
   expiries: new Map(), // confirmation id -> when it expires, by this page's clock
   inline: new Map(), // confirmation id -> the conversation's own card for it
+  waiting: null, // ids of the questions the last listing held; null until the first
   timers: [],
 };
 
@@ -113,6 +114,7 @@ function signOut() {
 
 function start() {
   if (requireScope("confirmations", "settings")) {
+    offerNotifications();
     refreshCards();
     state.timers.push(setInterval(refreshCards, CARDS_EVERY_MS));
   }
@@ -185,6 +187,10 @@ async function refreshCards() {
     if (!present.has(id)) settleInline(node, "Answered elsewhere, or expired.", "neutral");
   }
   for (const confirmation of listed) {
+    // what was waiting when the page opened is on screen already; only what comes later is news
+    if (state.waiting !== null && !state.waiting.has(confirmation.id) && !state.inline.has(confirmation.id)) {
+      notify(confirmation);
+    }
     const expires = Date.now() + confirmation.expires_in_seconds * 1000;
     const known = state.expiries.get(confirmation.id);
     if (known === undefined || Math.abs(known - expires) > 2000) state.expiries.set(confirmation.id, expires);
@@ -193,8 +199,41 @@ async function refreshCards() {
       list.append(card(confirmation, (approve, node) => answerCard(confirmation, approve, node)));
     }
   }
+  state.waiting = present;
+  document.title = present.size ? `(${present.size}) ${TITLE}` : TITLE;
   $("confirmations").querySelector(".empty").hidden = list.children.length > 0;
   tickCountdowns();
+}
+
+// while the page is open, a new question raises a notification, if the person allowed them; the
+// browser shows it (no service of anyone else's is involved) and the tab's title counts what waits
+const TITLE = document.title;
+
+function offerNotifications() {
+  const button = $("notify");
+  button.hidden = true;
+  if (!("Notification" in window) || Notification.permission !== "default") return;
+  button.hidden = false;
+  button.addEventListener("click", async () => {
+    const answer = await Notification.requestPermission();
+    button.hidden = answer !== "default";
+    say(answer === "granted" ? "New questions will raise a notification while this page is open." : "No notifications.");
+  });
+}
+
+function notify(confirmation) {
+  if (!("Notification" in window) || Notification.permission !== "granted") return;
+  const asker = confirmation.caller ? ` for ${confirmation.caller}` : "";
+  const notice = new Notification("Steward: waiting for your yes", {
+    body: `${confirmation.capability}${asker}. ${touches(confirmation.classification)}`,
+    tag: confirmation.id,
+  });
+  notice.addEventListener("click", () => {
+    window.focus();
+    const node = $("cards").querySelector(`[data-id="${CSS.escape(confirmation.id)}"] button.approve`);
+    if (node) node.focus();
+    notice.close();
+  });
 }
 
 function forget(node) {
