@@ -137,6 +137,45 @@ def test_every_view_has_no_accessibility_violations_at_desktop_and_phone_widths(
     assert views == {view: [] for view in views}
 
 
+BROKEN_WORDS = """() => {
+  const broken = [];
+  for (const cell of document.querySelectorAll("td, .card")) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const word of node.data.matchAll(/[\\w-]+/g)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        const lines = new Set([...range.getClientRects()].filter((rect) => rect.width > 0).map((rect) => rect.top));
+        if (lines.size > 1) broken.push(word[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+
+
+def test_on_a_phone_every_column_is_there_no_word_is_broken_and_times_are_relative(page, world):
+    world.invoke("web.fetch", {"url": world.site_url + "/kettles"})
+    sign_in(page, world)
+    page.locator("#cards .card").get_by_role("button", name="Deny").click()
+    expect(page.locator("#audit-rows tr")).not_to_have_count(0)
+    page.set_viewport_size(PHONE)
+    cells = page.locator("#audit-rows td, #capability-rows td")
+    assert cells.count() > 5
+    for index in range(cells.count()):
+        expect(cells.nth(index)).to_be_visible()
+    assert page.evaluate(BROKEN_WORDS) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert "From: " in page.evaluate("getComputedStyle(document.querySelector('#audit-rows td:nth-child(3)'), '::before').content")
+    moment = page.locator("#audit-rows time").first
+    expect(moment).to_have_text(re.compile(r"^(now|\d+ sec\. ago)$"))
+    full = moment.get_attribute("title")
+    assert re.search(r"\d{4}.*\d{1,2}:\d{2}:\d{2}", full), full
+    moment.focus()
+    assert full in page.evaluate("getComputedStyle(document.activeElement, '::after').content")
+
+
 def test_a_wrong_key_and_a_key_without_a_scope_are_told_so(page, world):
     page.goto(world.served.base_url + "/console")
     page.get_by_label("Key").fill("stw_not-a-key")

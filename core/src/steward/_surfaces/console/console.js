@@ -425,11 +425,13 @@ async function refreshCapabilities() {
     const rows = $("capability-rows");
     rows.replaceChildren();
     for (const capability of listed.capabilities) {
-      const row = el("tr");
-      row.append(el("td", { text: `${capability.name} — ${capability.description}` }));
-      row.append(el("td", { text: capability.plugin }));
-      row.append(el("td", { text: `${touches(capability.classification)} Confirmation: ${capability.classification.confirmation}.` }));
-      rows.append(row);
+      const touching = `${touches(capability.classification)} Confirmation: ${capability.classification.confirmation}.`;
+      rows.append(
+        row(["Capability", `${capability.name} — ${capability.description}`], ["Plugin", capability.plugin], [
+          "How it touches the world",
+          touching,
+        ]),
+      );
     }
     const errors = $("load-errors");
     errors.replaceChildren();
@@ -451,13 +453,41 @@ async function refreshAudit() {
   const rows = $("audit-rows");
   rows.replaceChildren();
   for (const record of records) {
-    const row = el("tr");
     const outcome = record.code ? `${record.status} (${record.code})` : record.status;
-    for (const text of [record.time.replace("T", " ").slice(0, 19), record.capability, `${record.caller} via ${record.surface}`, outcome, record.duration_ms.toFixed(1)]) {
-      row.append(el("td", { text }));
-    }
-    rows.append(row);
+    rows.append(
+      row(
+        ["Time", when(record.time)],
+        ["Capability", record.capability],
+        ["From", `${record.caller} via ${record.surface}`],
+        ["Outcome", outcome],
+        ["ms", record.duration_ms.toFixed(1)],
+      ),
+    );
   }
+}
+
+// A table row whose cells carry their column's name: below 40rem the rows are stacked and each
+// cell says what it is, instead of columns too narrow for their words (console.css).
+function row(...cells) {
+  const tr = el("tr");
+  for (const [label, content] of cells) tr.append(el("td", { "data-label": label }, content));
+  return tr;
+}
+
+// "2 min. ago", in the page's language; the full time on hover and when focused
+const RELATIVE = new Intl.RelativeTimeFormat(document.documentElement.lang || undefined, { numeric: "auto", style: "short" });
+const FULL = new Intl.DateTimeFormat(document.documentElement.lang || undefined, { dateStyle: "medium", timeStyle: "medium" });
+
+function when(iso) {
+  const time = new Date(iso);
+  const seconds = Math.round((time.getTime() - Date.now()) / 1000);
+  const [amount, unit] =
+    Math.abs(seconds) < 60 ? [seconds, "second"]
+    : Math.abs(seconds) < 3600 ? [Math.round(seconds / 60), "minute"]
+    : Math.abs(seconds) < 86400 ? [Math.round(seconds / 3600), "hour"]
+    : [Math.round(seconds / 86400), "day"];
+  const full = FULL.format(time);
+  return el("time", { datetime: iso, title: full, "data-full": full, tabindex: "0", text: RELATIVE.format(amount, unit) });
 }
 
 // wiring
