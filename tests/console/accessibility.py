@@ -31,3 +31,15 @@ def violations(page) -> list[dict]:
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.evaluate(axe_source())
     return page.evaluate(RUN, WCAG_AA)
+
+
+def contrast(first: str, second: str) -> float:
+    """WCAG's contrast ratio of two CSS ``rgb(…)`` colours."""
+
+    def luminance(colour: str) -> float:
+        red, green, blue = (int(part) / 255 for part in colour[colour.index("(") + 1 : -1].split(",")[:3])
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (red, green, blue)]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    lighter, darker = sorted((luminance(first), luminance(second)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)

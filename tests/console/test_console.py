@@ -17,8 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 import steward_homeassistant
-from accessibility import violations
 import steward_websearch
+from accessibility import contrast, violations
 from ha_shaped import TOKEN, HomeAssistantShaped
 from playwright.sync_api import Page, expect
 from sample_plugin import SamplePlugin
@@ -137,6 +137,25 @@ def test_every_view_has_no_accessibility_violations_at_desktop_and_phone_widths(
     assert views == {view: [] for view in views}
 
 
+def test_focus_rings_stand_out_and_red_means_refused_only(page, world):
+    world.invoke("web.fetch", {"url": world.site_url + "/kettles"})
+    sign_in(page, world)
+    approve = page.locator("#cards .card").get_by_role("button", name="Approve")
+    expect(approve).to_be_visible()
+    while not page.evaluate("document.activeElement.classList.contains('approve')"):
+        page.keyboard.press("Tab")
+    ring = page.evaluate(
+        "(({outlineColor, outlineWidth, outlineStyle}) => ({outlineColor, outlineWidth, outlineStyle}))(getComputedStyle(document.activeElement))"
+    )
+    assert ring["outlineStyle"] == "solid"
+    assert float(ring["outlineWidth"].removesuffix("px")) >= 2
+    for background in ("rgb(255, 255, 255)", "rgb(251, 251, 250)"):  # a card, the page
+        assert contrast(ring["outlineColor"], background) >= 3, ring
+    colour = "(selector) => getComputedStyle(document.querySelector(selector)).color"
+    danger = page.evaluate(colour, "button.deny")
+    assert page.evaluate(colour, "#cards .countdown") != danger  # a live countdown is not a refusal
+
+
 BROKEN_WORDS = """() => {
   const broken = [];
   for (const cell of document.querySelectorAll("td, .card")) {
@@ -167,7 +186,9 @@ def test_on_a_phone_every_column_is_there_no_word_is_broken_and_times_are_relati
         expect(cells.nth(index)).to_be_visible()
     assert page.evaluate(BROKEN_WORDS) == []
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-    assert "From: " in page.evaluate("getComputedStyle(document.querySelector('#audit-rows td:nth-child(3)'), '::before').content")
+    assert "From: " in page.evaluate(
+        "getComputedStyle(document.querySelector('#audit-rows td:nth-child(3)'), '::before').content"
+    )
     moment = page.locator("#audit-rows time").first
     expect(moment).to_have_text(re.compile(r"^(now|\d+ sec\. ago)$"))
     full = moment.get_attribute("title")
