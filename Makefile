@@ -21,7 +21,7 @@ HERMES_STAMP := $(HERMES_VENV)/.installed
 MCP1_VENV := .venv-mcp1
 MCP1_STAMP := $(MCP1_VENV)/.installed
 
-.PHONY: install run test bench lint format clean lock reference browser llama-server image image-tools
+.PHONY: install run test bench lint format clean lock reference browser llama-server image image-tools screenshots
 
 install: $(STAMP)
 
@@ -119,6 +119,12 @@ bench: install
 	$(BIN)/python bench/console_cards.py
 	command -v wrk >/dev/null || test "$$(id -u)" != 0 || apt-get install -y -qq wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk >/dev/null) || true
 	$(BIN)/python bench/scale_out.py
+
+# docs/images/console-desktop.png, the README's picture of the console, taken by the browser test of
+# a first run (a real steward serve, its first key, a real card); a test fails when the console
+# changed since it was taken
+screenshots: install browser
+	STEWARD_UPDATE_SCREENSHOTS=1 $(BIN)/python -m pytest -q tests/console -k newcomer
 
 # docs/reference.md is generated from the code's docstrings; a test fails when it is stale
 reference: install

@@ -7,8 +7,11 @@ also checks that the page broke no Content-Security-Policy rule and opened no di
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
+import shutil
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -32,6 +35,30 @@ from steward._surfaces.prompts import touches
 from steward.testing import Rule, ScriptedModel, ServedHost, serve_app, serve_host
 
 pytestmark = pytest.mark.requires("chromium")
+CONSOLE = Path(steward.__file__).parent / "_surfaces" / "console"
+README_SCREENSHOT = Path(__file__).parents[2] / "docs" / "images" / "console-desktop.png"
+
+
+def console_digest() -> str:
+    """What the console's page is made of (its HTML, script and stylesheet), as one SHA-256."""
+    digest = hashlib.sha256()
+    for name in ("index.html", "console.js", "console.css"):
+        digest.update((CONSOLE / name).read_bytes())
+    return digest.hexdigest()
+
+
+def publish_readme_screenshots(taken: Path) -> None:
+    """With STEWARD_UPDATE_SCREENSHOTS=1 (``make screenshots``), the first run's pictures become
+    the README's and docs/console.md's, recorded with the digest of the console they show."""
+    if os.environ.get("STEWARD_UPDATE_SCREENSHOTS") != "1":
+        return
+    for width in ("desktop", "phone"):
+        shutil.copyfile(taken / f"first-run-{width}.png", README_SCREENSHOT.with_name(f"console-{width}.png"))
+    README_SCREENSHOT.with_name(README_SCREENSHOT.name + ".source").write_text(
+        f"{console_digest()}  the console (index.html, console.js, console.css) these pictures show\n"
+    )
+
+
 PHONE = {"width": 390, "height": 844}
 
 
@@ -176,10 +203,14 @@ BROKEN_WORDS = """() => {
 
 def test_on_a_phone_every_column_is_there_no_word_is_broken_and_times_are_relative(page, world):
     world.invoke("web.fetch", {"url": world.site_url + "/kettles"})
+    world.invoke("web.fetch", {"url": world.site_url + "/kettles"})
     sign_in(page, world)
-    page.locator("#cards .card").get_by_role("button", name="Deny").click()
+    page.locator("#cards .card").first.get_by_role("button", name="Deny").click()
     expect(page.locator("#audit-rows tr")).not_to_have_count(0)
     page.set_viewport_size(PHONE)
+    expect(page.locator("#cards .card")).to_have_count(1)
+    for description in page.locator("#flags .description").all():  # under the switch's name, page-wide
+        assert description.bounding_box()["width"] > PHONE["width"] * 0.6
     cells = page.locator("#audit-rows td, #capability-rows td")
     assert cells.count() > 5
     for index in range(cells.count()):
@@ -421,8 +452,11 @@ def test_a_card_can_be_approved_with_the_keyboard_alone(page, world):
     assert world.site.hits == ["/keys"]
 
 
-def test_a_newcomer_starts_steward_opens_the_printed_url_signs_in_and_approves_a_fetch(page, tmp_path):
-    """What the README promises for `make run`: the real command, its printed URL and its first key."""
+def test_a_newcomer_starts_steward_opens_the_printed_url_signs_in_and_approves_a_fetch(page, tmp_path, screenshots):
+    """What the README promises for `make run`: the real command, its printed URL and its first key.
+
+    The README's picture of the console is taken here, of this first run with its real card
+    (``make screenshots`` puts it in docs/images)."""
     site = Site()
     with serve_app(site.app()) as site_url:
         port = int(site_url.rsplit(":", 1)[1])
@@ -449,9 +483,23 @@ def test_a_newcomer_starts_steward_opens_the_printed_url_signs_in_and_approves_a
                 headers={"Authorization": f"Bearer {key}"},
             )
             assert asked.status_code == 202
+            expect(page.locator("#cards .card")).to_have_count(1)
+            expect(page.locator("#audit-rows tr")).not_to_have_count(0)
+            page.screenshot(path=screenshots / "first-run-desktop.png", full_page=True)
+            page.set_viewport_size(PHONE)
+            page.screenshot(path=screenshots / "first-run-phone.png", full_page=True)
+            page.set_viewport_size({"width": 1280, "height": 900})
+            publish_readme_screenshots(screenshots)
             page.locator("#cards .card").get_by_role("button", name="Approve").click()
             expect(page.locator("#status")).to_have_text("web.fetch: ok")
         finally:
             server.terminate()
             server.communicate(timeout=30)
     assert site.hits == ["/first"]
+
+
+def test_the_readmes_picture_of_the_console_shows_the_console_as_it_is():
+    recorded = README_SCREENSHOT.with_name(README_SCREENSHOT.name + ".source").read_text().split()[0]
+    assert recorded == console_digest(), (
+        "the console changed since docs/images/console-desktop.png was taken: `make screenshots` takes it again"
+    )

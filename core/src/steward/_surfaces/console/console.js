@@ -156,7 +156,8 @@ function card(confirmation, answer, tag = "li") {
   if (confirmation.description) item.append(el("p", { text: confirmation.description }));
   item.append(el("p", { class: "touches", text: touches(confirmation.classification) }));
   if (confirmation.caller) {
-    item.append(el("p", { text: `Asked by ${confirmation.caller} via ${confirmation.surface} · ${confirmation.reference}` }));
+    const reference = el("span", { class: "reference", text: confirmation.reference });
+    item.append(el("p", {}, `Asked by ${confirmation.caller} via ${confirmation.surface} · `, reference));
   }
   item.append(el("p", { text: "It would run once with exactly these arguments:" }));
   item.append(el("pre", { class: "arguments", text: readableArguments(confirmation.arguments) }));
@@ -367,7 +368,7 @@ async function refreshPolicy() {
     box.checked = flag.enabled;
     box.addEventListener("change", () => setFlag(flag.name, box));
     const label = el("label", { for: `flag-${flag.name}` }, box, el("span", { class: "name", text: flag.name }));
-    label.append(el("span", { text: flag.description }));
+    label.append(el("span", { class: "description", text: flag.description }));
     list.append(el("li", {}, label));
   }
 }
