@@ -228,6 +228,17 @@ def test_on_a_phone_every_column_is_there_no_word_is_broken_and_times_are_relati
     assert full in page.evaluate("getComputedStyle(document.activeElement, '::after').content")
 
 
+def test_the_page_speaks_the_browsers_language_where_it_has_a_catalogue_and_english_elsewhere(browser, world):
+    for locale in ("en-GB", "fr-FR"):  # English has a catalogue; French has none yet
+        context = browser.new_context(locale=locale)
+        page = context.new_page()
+        sign_in(page, world)
+        assert page.evaluate("document.documentElement.lang") == "en"
+        expect(page.locator("#confirmations-title")).to_have_text("Waiting for your yes")
+        expect(page.locator("#capabilities th").first).to_have_text("Capability")
+        context.close()
+
+
 def test_a_wrong_key_and_a_key_without_a_scope_are_told_so(page, world):
     page.goto(world.served.base_url + "/console")
     page.get_by_label("Key").fill("stw_not-a-key")
@@ -248,12 +259,16 @@ def test_a_fetch_asked_by_another_client_is_a_card_within_2_s_and_runs_once_when
     assert asked.status_code == 202
     card = page.locator("#cards .card")
     expect(card).to_have_count(1, timeout=2000)
+    expect(card.locator(".action")).to_have_text(f"Read the page {url}")  # what will happen, in words
+    expect(card.locator(".arguments")).to_be_hidden()  # exactly what would run: one click away
+    card.get_by_text("Exactly what would run").click()
     expect(card.locator(".arguments")).to_contain_text(url)
+    expect(card.locator(".runs-as")).to_have_text("web.fetch, version 1, asked on the invoke surface")
     classification = steward.Classification(side_effect="read_only", network="external", confirmation="required")
     expect(card.locator(".touches")).to_have_text(touches(classification))
     expect(card.locator(".countdown")).to_contain_text("Expires in")
     card.get_by_role("button", name="Approve").click()
-    expect(page.locator("#status")).to_have_text("web.fetch: ok")
+    expect(page.locator("#status")).to_have_text(f"Read the page {url}: done.")
     expect(card).to_have_count(0)
     assert world.site.hits == ["/kettles"]
     token = asked.json()["pending_confirmation"]["token"]
@@ -275,7 +290,7 @@ def test_a_denied_card_never_runs(page, world):
     sign_in(page, world)
     world.invoke("web.fetch", {"url": world.site_url + "/never"})
     page.locator("#cards .card").get_by_role("button", name="Deny").click()
-    expect(page.locator("#status")).to_have_text("web.fetch: denied (CONFIRMATION_DENIED)")
+    expect(page.locator("#status")).to_have_text(f"Read the page {world.site_url}/never: declined; it did not run.")
     assert world.site.hits == []
 
 
@@ -288,6 +303,8 @@ def test_an_answer_on_one_device_removes_the_card_on_another_within_2_s(browser,
         expect(each.locator("#cards .card")).to_have_count(1, timeout=2000)
     pages[0].locator("#cards .card").get_by_role("button", name="Approve").click()
     expect(pages[1].locator("#cards .card")).to_have_count(0, timeout=2000)
+    gone = f'"Read the page {world.site_url}/once" was answered on another device, or expired.'
+    expect(pages[1].locator("#status")).to_have_text(gone)  # the other device says what happened
     assert world.site.hits == ["/once"]
     for each in pages:
         each.close()
@@ -319,7 +336,8 @@ def test_a_new_question_raises_a_notification_and_the_tab_title_counts_what_wait
     expect(page).to_have_title("(2) Steward", timeout=2000)
     (notice,) = page.evaluate("window.__notifications")
     assert notice["title"] == "Steward: waiting for your yes"
-    assert re.fullmatch(r"web\.fetch for test-\d+\. It reads only and leaves this device\.", notice["body"])
+    after = re.escape(f"Read the page {world.site_url}/after")
+    assert re.fullmatch(rf"{after} \(for test-\d+\)\. It reads only and leaves this device\.", notice["body"])
     for _ in range(2):
         page.locator("#cards .card").first.get_by_role("button", name="Deny").click()
     expect(page).to_have_title("Steward", timeout=2000)
@@ -368,10 +386,11 @@ def test_a_switch_turned_off_refuses_the_pending_approval(page, world):
     sign_in(page, world)
     world.invoke("web.fetch", {"url": world.site_url + "/off"})
     expect(page.locator("#cards .card")).to_have_count(1, timeout=2000)
-    page.get_by_label("web_search_enabled").uncheck()
-    expect(page.locator("#status")).to_have_text("web_search_enabled is now off.")
+    page.get_by_label("Web search and pages").uncheck()  # the switch's label, its flag's name on hover
+    expect(page.locator("#status")).to_have_text("Web search and pages is now off.")
     page.locator("#cards .card").get_by_role("button", name="Approve").click()
-    expect(page.locator("#status")).to_have_text("web.fetch: rejected (CAPABILITY_DISABLED)")
+    refused = f"Read the page {world.site_url}/off: The household switched it off (its policy flag is off)."
+    expect(page.locator("#status")).to_have_text(refused)
     assert world.site.hits == []
 
 
@@ -415,6 +434,7 @@ def test_an_argument_that_looks_like_html_is_shown_as_text_and_runs_no_script(pa
     world.invoke("sample.send", {"text": attack})
     card = page.locator("#cards .card")
     expect(card).to_have_count(1, timeout=2000)
+    card.get_by_text("Exactly what would run").click()
     assert json.loads(card.locator(".arguments").inner_text())["text"] == attack
     assert page.locator("#cards img").count() == 0
     page.wait_for_timeout(500)  # time for an injected handler to have fired, had there been one
@@ -428,6 +448,7 @@ def test_characters_that_reorder_or_hide_text_are_shown_escaped_on_the_card(page
     world.invoke("sample.send", {"text": "invoice\u202egpj.exe and a\u200bb"})
     card = page.locator("#cards .card")
     expect(card).to_have_count(1, timeout=2000)
+    card.get_by_text("Exactly what would run").click()
     shown = card.locator(".arguments").inner_text()
     assert "\u202e" not in shown
     assert "\u200b" not in shown
@@ -441,14 +462,16 @@ def test_a_card_can_be_approved_with_the_keyboard_alone(page, world):
     expect(page.locator("#cards .card")).to_have_count(1, timeout=2000)
     for _ in range(80):
         page.keyboard.press("Tab")
-        if (page.evaluate("document.activeElement.getAttribute('aria-label') || ''")).startswith("Approve web.fetch"):
+        if (page.evaluate("document.activeElement.getAttribute('aria-label') || ''")).startswith(
+            "Approve: Read the page"
+        ):
             break
     else:
         pytest.fail("Tab never reached the Approve button")
     focus_ring = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     assert focus_ring != "none"
     page.keyboard.press("Enter")
-    expect(page.locator("#status")).to_have_text("web.fetch: ok")
+    expect(page.locator("#status")).to_have_text(f"Read the page {world.site_url}/keys: done.")
     assert world.site.hits == ["/keys"]
 
 
@@ -491,7 +514,7 @@ def test_a_newcomer_starts_steward_opens_the_printed_url_signs_in_and_approves_a
             page.set_viewport_size({"width": 1280, "height": 900})
             publish_readme_screenshots(screenshots)
             page.locator("#cards .card").get_by_role("button", name="Approve").click()
-            expect(page.locator("#status")).to_have_text("web.fetch: ok")
+            expect(page.locator("#status")).to_have_text(f"Read the page {site_url}/first: done.")
         finally:
             server.terminate()
             server.communicate(timeout=30)

@@ -68,7 +68,7 @@ class SamplePlugin:
     @steward.hookimpl
     def register_policy_flags(self) -> list[steward.PolicyFlag]:
         return [
-            steward.PolicyFlag("sample_enabled", "Lets sample.send leave the device."),
+            steward.PolicyFlag("sample_enabled", "Lets sample.send leave the device.", label="Sample sending"),
             steward.PolicyFlag("other_enabled", "Unrelated flag, in its own file.", file="other.json", key="enabled"),
         ]
 
@@ -154,7 +154,15 @@ class SamplePlugin:
             capability("wrong", wrong, result=Count),
             capability("boom", boom),
             capability("upstream", upstream),
-            capability("room", room, EchoArguments, network="external", policy_check=only_known_rooms),
+            capability(
+                "room",
+                room,
+                EchoArguments,
+                network="external",
+                policy_check=only_known_rooms,
+                title="Look into a room",
+                action="Look into the {text}",
+            ),
             capability("tick", tick, bounds=steward.Bounds(max_invocations_per_turn=2)),
             capability("other", tick, policy_key="other_enabled"),
         ]

@@ -69,11 +69,27 @@ def test_positional_declaration_and_defaults():
         ({"policy_key": "Web-Search"}, "policy_key"),
         ({"policy_check": "yes"}, "policy_check"),
         ({"bounds": {"timeout_seconds": 1}}, "steward.Bounds"),
+        ({"action": "Say {words}"}, "action names {words}, which is not one of the arguments"),
+        ({"action": "Say {text.upper}"}, "action names {text.upper}"),
+        ({"action": "Say {}"}, "action names {}"),
+        ({"action": "Say {text"}, "is not a template"),
+        ({"action": 3}, "action must be a string"),
+        ({"title": None}, "title must be a string"),
     ],
 )
 def test_invalid_declarations_say_why(changes, reason):
     with pytest.raises(InvalidCapability, match=reason.replace(".", r"\.")):
         declare(**changes)
+
+
+def test_what_one_call_will_do_is_said_with_its_arguments():
+    capability = declare(title="Say something", action="Say {text} out loud")
+    assert capability.says({"text": "good night"}) == "Say good night out loud"
+    long = capability.says({"text": "a" * 500})
+    assert long == f"Say {'a' * 119}… out loud"
+    assert declare(title="Say something").says({"text": "x"}) == "Say something"
+    assert declare().says({"text": "x"}) == "family.verb"
+    assert capability.says({"text": {"nested": [1, 2]}}) == 'Say {"nested":[1,2]} out loud'
 
 
 @pytest.mark.parametrize(

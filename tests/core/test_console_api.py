@@ -61,9 +61,10 @@ def test_pending_confirmations_of_every_surface_are_listed_with_what_they_would_
     ]
     first = listed[0]
     assert set(first) == {
-        "id", "reference", "capability", "version", "description", "classification",
+        "id", "reference", "capability", "version", "title", "action", "description", "classification",
         "arguments", "surface", "caller", "expires_in_seconds",
     }  # fmt: skip
+    assert (first["title"], first["action"]) == ("Look into a room", "Look into the hall")  # the capability's words
     assert first["caller"] == "agent"
     assert first["classification"] == {"side_effect": "read_only", "network": "external", "confirmation": "required"}
     assert re.fullmatch(r"[0-9a-f]{64}", first["id"])
@@ -189,9 +190,15 @@ def test_the_caller_its_switches_and_the_audit_tail(served):
     assert client.get("/api/v1/whoami").json() == {"name": "kitchen-tablet", "scopes": ["settings"], "preapproved": []}
     flags = client.get("/api/v1/policy").json()["flags"]
     assert flags == [
-        {"name": "other_enabled", "description": "Unrelated flag, in its own file.", "enabled": False},
-        {"name": "sample_enabled", "description": "Lets sample.send leave the device.", "enabled": False},
-    ]
+        {"name": "other_enabled", "label": "other_enabled", "description": "Unrelated flag, in its own file.", "enabled": False},
+        {"name": "sample_enabled", "label": "Sample sending", "description": "Lets sample.send leave the device.", "enabled": False},
+    ]  # fmt: skip
+    codes = {code["code"]: code for code in client.get("/api/v1/codes").json()["codes"]}
+    assert codes["CONFIRMATION_EXPIRED"] == {
+        "code": "CONFIRMATION_EXPIRED", "status": 200, "description": "The person did not answer in time; nothing ran."
+    }  # fmt: skip
+    assert all(code["description"] for code in codes.values())  # every code says what it means
+    assert httpx.get(f"{served.base_url}/api/v1/codes").status_code == 401
     for text in ("said-once", "said-twice", "said-thrice"):
         served.client(["invoke"]).post("/api/v1/capabilities/sample.echo/invoke", json={"arguments": {"text": text}})
     records = client.get("/api/v1/audit?limit=2").json()["records"]
@@ -343,3 +350,17 @@ def test_a_panel_with_a_bad_name_a_missing_script_or_a_taken_name_is_a_load_erro
         assert "is not a file" in messages["gone"]
     finally:
         host.close()
+
+
+def test_every_word_the_console_shows_is_in_its_catalogue():
+    """strings.js holds every string: each key console.js asks for with t() and each data-text of
+    the page is in the English catalogue, and English has no key nobody asks for."""
+    script = (CONSOLE / "console.js").read_text() + (CONSOLE / "strings.js").read_text()
+    asked = set(re.findall(r"\bt\(\"(\w+)\"", script)) | set(
+        re.findall(r'data-text="(\w+)"', (CONSOLE / "index.html").read_text())
+    )
+    strings = (CONSOLE / "strings.js").read_text()
+    english = strings[strings.index("en: {") : strings.index("\n  },\n};")]
+    held = set(re.findall(r"^    (\w+):", english, re.MULTILINE))
+    assert asked - held == set(), "asked for but not in the catalogue"
+    assert held - asked == set(), "in the catalogue but never shown"

@@ -14,7 +14,8 @@ import enum
 import functools
 import inspect
 import re
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+import string
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -174,6 +175,11 @@ class Capability:
     idempotent: bool | None = None
     """``True`` when running it twice with the same arguments changes nothing more than once (a switch
     set to a state); ``None`` when undeclared. MCP clients read it as ``idempotentHint``."""
+    title: str = ""
+    """A few plain words for people ("Read a web page"); the name when empty."""
+    action: str = ""
+    """What one call will do, in a sentence a person reads before saying yes, with the arguments
+    in braces: ``"Read the page {url}"``. Only top-level argument names; empty: the title."""
 
     problems: tuple[str, ...] = field(default=(), init=False, compare=False, repr=False)
     """What breaks the rules, when the host collects declarations (they are reported one by one)."""
@@ -228,6 +234,30 @@ class Capability:
         else:
             if not self.surfaces:
                 yield "surfaces must name at least one surface"
+        if not isinstance(self.title, str):
+            yield "title must be a string"
+        yield from self._action_problems()
+
+    def _action_problems(self) -> Iterator[str]:
+        if not isinstance(self.action, str):
+            yield "action must be a string"
+            return
+        fields = set(getattr(self.arguments, "__struct_fields__", ()))
+        try:
+            named = [name for _, name, _, _ in string.Formatter().parse(self.action) if name is not None]
+        except ValueError as error:
+            yield f"action {self.action!r} is not a template: {error}"
+            return
+        for name in named:
+            if name not in fields:
+                yield f"action names {{{name}}}, which is not one of the arguments ({', '.join(sorted(fields))})"
+
+    def says(self, arguments: Mapping[str, Any]) -> str:
+        """The ``action`` sentence with these arguments in it (each cut at 120 characters), else the title."""
+        if not self.action:
+            return self.title or self.name
+        values = {name: _shown(arguments.get(name)) for name in getattr(self.arguments, "__struct_fields__", ())}
+        return self.action.format_map(values)
 
     @functools.cached_property
     def has_policy(self) -> bool:
@@ -251,6 +281,11 @@ class Capability:
             network=self.network,
             confirmation="required" if self.requires_confirmation else "automatic",
         )
+
+
+def _shown(value: Any) -> str:
+    text = value if isinstance(value, str) else "" if value is None else msgspec.json.encode(value).decode()
+    return text if len(text) <= 120 else text[:119] + "…"
 
 
 def _is_async_callable(candidate: object) -> bool:

@@ -47,14 +47,22 @@ class Code(OutcomeCode):
     # stage 1: resolve
     CAPABILITY_NOT_FOUND = "CAPABILITY_NOT_FOUND", 404, "No capability of that name (or version) is offered here."
     # stage 2: validate
-    INVALID_ARGUMENTS = "INVALID_ARGUMENTS", 400, "The arguments do not match the capability's schema."
+    INVALID_ARGUMENTS = (
+        "INVALID_ARGUMENTS",
+        400,
+        "What it was asked to do does not fit what it takes (the arguments do not match its schema).",
+    )
     # stage 3: policy
-    CAPABILITY_DISABLED = "CAPABILITY_DISABLED", 403, "The household's policy flag for it is off."
+    CAPABILITY_DISABLED = "CAPABILITY_DISABLED", 403, "The household switched it off (its policy flag is off)."
     CAPABILITY_NOT_CONFIGURED = "CAPABILITY_NOT_CONFIGURED", 409, "It needs settings nobody has made yet."
     ENTITY_NOT_ALLOWLISTED = "ENTITY_NOT_ALLOWLISTED", 403, "The entity is not on the household's allowlist."
     INVOCATION_LIMIT_EXCEEDED = "INVOCATION_LIMIT_EXCEEDED", 429, "The turn used up the capability's invocations."
     # stage 4: confirm
-    CONFIRMATION_DENIED = "CONFIRMATION_DENIED", 200, "The person said no; a normal answer, not an error."
+    CONFIRMATION_DENIED = (
+        "CONFIRMATION_DENIED",
+        200,
+        "The person said no, so it did not run (a normal answer, not an error).",
+    )
     CONFIRMATION_EXPIRED = "CONFIRMATION_EXPIRED", 200, "The person did not answer in time; nothing ran."
     CONFIRMATION_WITHDRAWN = (
         "CONFIRMATION_WITHDRAWN",
@@ -69,12 +77,16 @@ class Code(OutcomeCode):
     INVALID_CONFIRMATION = "INVALID_CONFIRMATION", 400, "Unknown, spent or foreign confirmation token."
     TOO_MANY_PENDING = "TOO_MANY_PENDING", 429, "Too many confirmations are waiting for an answer."
     # stage 5: execute
-    TIMEOUT = "TIMEOUT", 504, "The handler did not finish within bounds.timeout_seconds."
-    EXECUTION_FAILED = "EXECUTION_FAILED", 502, "The handler raised; the server log has the traceback."
+    TIMEOUT = "TIMEOUT", 504, "It took longer than it may (bounds.timeout_seconds) and was stopped."
+    EXECUTION_FAILED = "EXECUTION_FAILED", 502, "It broke while running; the server log says why."
     CALLER_GONE = "CALLER_GONE", 499, "The caller went away before the answer, so the work was stopped."
-    UPSTREAM_UNAVAILABLE = "UPSTREAM_UNAVAILABLE", 503, "A service the capability needs did not answer."
-    FETCH_TARGET_REJECTED = "FETCH_TARGET_REJECTED", 403, "The SSRF guard refused the address."
-    UNSUPPORTED_CONTENT_TYPE = "UNSUPPORTED_CONTENT_TYPE", 415, "The content is of a type that is not read."
+    UPSTREAM_UNAVAILABLE = "UPSTREAM_UNAVAILABLE", 503, "A service it needs did not answer."
+    FETCH_TARGET_REJECTED = (
+        "FETCH_TARGET_REJECTED",
+        403,
+        "Steward does not go to that address: it is private, local or on a port it does not use (the fetch guard).",
+    )
+    UNSUPPORTED_CONTENT_TYPE = "UNSUPPORTED_CONTENT_TYPE", 415, "The page is of a kind Steward does not read."
     AUDIT_UNAVAILABLE = "AUDIT_UNAVAILABLE", 503, "The audit log cannot be written, so nothing that changes runs."
     # stage 6: result
     INVALID_RESULT = "INVALID_RESULT", 502, "The handler's result does not match its declared schema."
@@ -120,6 +132,11 @@ def declare(family: type[OutcomeCode]) -> list[str]:
     if not problems:
         _DECLARED.update((member.value, member) for member in family)
     return problems
+
+
+def every_declared() -> list[OutcomeCode]:
+    """Every code this process has learnt (core's and the loaded plugins'), by name."""
+    return sorted(_DECLARED.values())
 
 
 def declared(code: str) -> OutcomeCode | None:

@@ -36,6 +36,8 @@ class PolicyFlag:
     """JSON file under ``<data-dir>/capabilities/`` that holds it."""
     key: str | None = None
     """Its key inside ``file`` (default: ``name``)."""
+    label: str = ""
+    """The switch's name for people ("Web search"); the name when empty."""
 
     @property
     def file_key(self) -> str:

@@ -21,7 +21,7 @@ from starlette.types import Receive, Scope, Send
 from steward._auth import KeysUnavailable, Principal
 from steward._bodies import ApiError, decode_body, receive_body
 from steward._capability import Surface
-from steward._codes import Code
+from steward._codes import Code, every_declared
 from steward._confirmation import Waiting, confirmation_reference, token_digest
 from steward._files import CorruptFile
 from steward._metrics import CONTENT_TYPE
@@ -156,6 +156,14 @@ async def whoami(request: Request) -> Response:
     )
 
 
+@require_scope()
+async def list_codes(request: Request) -> Response:
+    """Every outcome code with its HTTP status and the sentence that says what it means (a
+    console shows the sentence where a client would branch on the code)."""
+    codes = [{"code": code.value, "status": code.status, "description": code.description} for code in every_declared()]
+    return json_response({"codes": codes})
+
+
 @require_scope("settings")
 async def list_confirmations(request: Request) -> Response:
     """Every pending confirmation, from any surface, with what it would run: a console's cards."""
@@ -167,14 +175,17 @@ async def list_confirmations(request: Request) -> Response:
 def _describe_waiting(host: Host, item: Waiting) -> dict[str, Any]:
     request = item.request
     entry = host.registry.get(request.capability, request.surface)
+    arguments = msgspec.json.decode(request.arguments)
     return {
         "id": item.id,
         "reference": confirmation_reference(item.id),
         "capability": request.capability,
         "version": request.version,
+        "title": (entry.capability.title or entry.capability.name) if entry else request.capability,
+        "action": entry.capability.says(arguments) if entry else request.capability,
         "description": entry.capability.description if entry else None,
         "classification": entry.capability.classification if entry else None,
-        "arguments": msgspec.json.decode(request.arguments),
+        "arguments": arguments,
         "surface": request.surface,
         "caller": request.caller,
         "expires_in_seconds": round(item.expires_in_seconds, 1),
@@ -238,7 +249,12 @@ async def list_policy_flags(request: Request) -> Response:
     policy = host_of(request).policy
     current = await policy.current()
     flags = [
-        {"name": name, "description": flag.description, "enabled": current.get(name, False)}
+        {
+            "name": name,
+            "label": flag.label or name,
+            "description": flag.description,
+            "enabled": current.get(name, False),
+        }
         for name, flag in sorted(policy.flags.items())
     ]
     return json_response({"flags": flags})
@@ -324,6 +340,7 @@ def rest_routes(host: Host, gate: CallerGate) -> list[BaseRoute]:
         Route("/api/v1/conversation/policy", get_policy, methods=["GET"]),
         Route("/api/v1/conversation/policy", _described_set_policy(host), methods=["POST"]),
         Route("/api/v1/whoami", whoami, methods=["GET"]),
+        Route("/api/v1/codes", list_codes, methods=["GET"]),
         Route("/api/v1/confirmations", list_confirmations, methods=["GET"]),
         Route("/api/v1/confirmations/withdraw", withdraw_confirmation, methods=["POST"]),
         Route("/api/v1/confirmations/{id}", answer_confirmation, methods=["POST"]),

@@ -35,6 +35,7 @@ def rest_capability(entry: Registered) -> dict[str, Any]:
     return {
         "name": capability.name,
         "version": capability.version,
+        "title": capability.title or capability.name,
         "description": capability.description,
         "plugin": entry.plugin,
         "classification": capability.classification,

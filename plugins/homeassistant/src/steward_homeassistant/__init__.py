@@ -33,6 +33,7 @@ def register_policy_flags() -> list[steward.PolicyFlag]:
             "Lets the model read allowlisted Home Assistant entities.",
             file="home-assistant.json",
             key="enabled",
+            label="Home Assistant",
         )
     ]
 

@@ -162,6 +162,8 @@ def capabilities() -> list[steward.Capability]:
         steward.Capability(
             name="home_assistant.list_entities",
             version=1,
+            title="Read the home's devices",
+            action="Read the current state of the home's allowlisted devices in Home Assistant",
             description="List the household's allowlisted Home Assistant entities with their current state "
             "(name, domain, state, unit, last change).",
             arguments=NoArguments,
@@ -173,6 +175,8 @@ def capabilities() -> list[steward.Capability]:
         steward.Capability(
             name="home_assistant.get_history",
             version=1,
+            title="Read a device's history",
+            action="Read the last {period} of {entity_id} in Home Assistant",
             description="The state changes of one allowlisted Home Assistant entity over the last hour, day or week "
             "(newest 50 kept).",
             arguments=HistoryArguments,

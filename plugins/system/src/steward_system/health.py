@@ -144,6 +144,8 @@ def health_capability() -> steward.Capability:
     return steward.Capability(
         name="system.health",
         version=1,
+        title="Check this device's health",
+        action="Check this device's uptime, load, memory, disk and plugins",
         description="Report this Steward host's health: uptime, load, memory, free disk, loaded plugins "
         "and whether their dependencies answer.",
         arguments=NoArguments,

@@ -19,7 +19,9 @@ from steward_websearch.settings import WebsearchSettings
 
 log = logging.getLogger("steward.plugins.websearch")
 
-WEB_SEARCH_FLAG = steward.PolicyFlag("web_search_enabled", "Lets web.search and web.fetch reach the internet.")
+WEB_SEARCH_FLAG = steward.PolicyFlag(
+    "web_search_enabled", "Lets web.search and web.fetch reach the internet.", label="Web search and pages"
+)
 
 
 @steward.hookimpl

@@ -24,6 +24,7 @@ ASSETS = {
     "index.html": "text/html; charset=utf-8",
     "console.css": "text/css; charset=utf-8",
     "console.js": "text/javascript; charset=utf-8",
+    "strings.js": "text/javascript; charset=utf-8",
 }
 _HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,

@@ -1,5 +1,6 @@
 // The household console: a client of Steward's public HTTP API and nothing else (docs/console.md).
 // Every value from the server is put on the page as text (textContent), never parsed as HTML.
+// Every word it shows comes from strings.js (t), in the browser's language where there is a catalogue.
 "use strict";
 
 const KEY_STORAGE = "steward.key";
@@ -13,6 +14,8 @@ const state = {
   expiries: new Map(), // confirmation id -> when it expires, by this page's clock
   inline: new Map(), // confirmation id -> the conversation's own card for it
   waiting: null, // ids of the questions the last listing held; null until the first
+  actions: new Map(), // confirmation id -> its sentence, to say what went when it goes
+  codes: new Map(), // outcome code -> its sentence (GET /api/v1/codes)
   timers: [],
 };
 
@@ -78,7 +81,7 @@ function requireScope(sectionId, scope) {
   const missing = section.querySelector(".scope-missing");
   const allowed = has(scope);
   missing.hidden = allowed;
-  missing.textContent = allowed ? "" : `This key lacks the scope "${scope}", which this part needs.`;
+  missing.textContent = allowed ? "" : t("lacksScope", { scope });
   for (const child of section.children) {
     if (child.tagName !== "H2" && child !== missing) child.hidden = !allowed;
   }
@@ -93,7 +96,7 @@ async function signIn(key) {
   } catch (error) {
     state.key = null;
     $("sign-in-error").textContent =
-      error.status === 401 ? "Wrong key: this Steward does not know it." : `Cannot sign in: ${error.message}`;
+      error.status === 401 ? t("wrongKey") : t("cannotSignIn", { reason: error.message });
     return;
   }
   sessionStorage.setItem(KEY_STORAGE, key);
@@ -101,7 +104,7 @@ async function signIn(key) {
   $("sign-in").hidden = true;
   $("console").hidden = false;
   $("signed-in-as").hidden = false;
-  $("signed-in-as").textContent = `Signed in as ${state.who.name} (${state.who.scopes.join(", ")})`;
+  $("signed-in-as").textContent = t("signedInAs", { name: state.who.name, scopes: state.who.scopes.join(", ") });
   $("sign-out").hidden = false;
   start();
 }
@@ -127,44 +130,73 @@ function start() {
   }
   loadPanels();
   refreshCapabilities();
+  loadCodes();
+}
+
+// what each outcome code means, in a sentence a person reads (the codes' own descriptions)
+async function loadCodes() {
+  try {
+    for (const code of (await api("GET", "/api/v1/codes")).codes) state.codes.set(code.code, code.description);
+  } catch {
+    // the codes themselves are shown then
+  }
+}
+
+function outcomeSays(status, code, message) {
+  if (status === "ok") return t("done");
+  if (status === "pending") return t("waitingOutcome");
+  if (code === "CONFIRMATION_DENIED") return t("declinedOutcome");
+  return (code && state.codes.get(code)) || message || code || status;
 }
 
 // confirmation cards: the words of the CLI's prompt and of MCP elicitation (steward/surfaces/prompts.py)
 function touches(classification) {
   if (!classification) return "";
-  const effect = classification.side_effect === "mutating" ? "changes something" : "reads only";
-  const reach = classification.network === "external" ? "leaves this device" : "stays on this device";
-  return `It ${effect} and ${reach}.`;
+  return t("touches", { mutating: classification.side_effect === "mutating", external: classification.network === "external" });
 }
 
 // Characters that are invisible or reorder the text around them (U+202E, zero-width spaces, line
 // separators) are shown as their \uXXXX escapes, so what a person reads is what will run.
 const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/gu;
 
-function readableArguments(value) {
-  return JSON.stringify(value, null, 2).replace(HIDDEN, (char) =>
+function readable(text) {
+  return text.replace(HIDDEN, (char) =>
     char === "\n"
       ? char
       : Array.from({ length: char.length }, (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""),
   );
 }
 
+function readableArguments(value) {
+  return readable(JSON.stringify(value, null, 2));
+}
+
+// a card says what would happen in words ("Read the page example.org/recipes"), and keeps exactly
+// what would run (capability, version, arguments) one click away
+function actionOf(confirmation) {
+  return readable(confirmation.action || confirmation.title || confirmation.capability);
+}
+
 // a card in the list of questions is an item of it; one inside a conversation's message is a block
 function card(confirmation, answer, tag = "li") {
   const item = el(tag, { class: "card", "data-id": confirmation.id });
-  item.append(el("h3", { text: `${confirmation.capability} (version ${confirmation.version})` }));
-  if (confirmation.description) item.append(el("p", { text: confirmation.description }));
+  const action = actionOf(confirmation);
+  item.append(el("h3", { class: "action", text: action }));
   item.append(el("p", { class: "touches", text: touches(confirmation.classification) }));
   if (confirmation.caller) {
     const reference = el("span", { class: "reference", text: confirmation.reference });
-    item.append(el("p", {}, `Asked by ${confirmation.caller} via ${confirmation.surface} · `, reference));
+    item.append(el("p", {}, `${t("askedBy", { caller: confirmation.caller })} · `, reference));
   }
-  item.append(el("p", { text: "It would run once with exactly these arguments:" }));
-  item.append(el("pre", { class: "arguments", text: readableArguments(confirmation.arguments) }));
+  const details = el("details", { class: "exact" }, el("summary", { text: t("exactDetails") }));
+  const runsAs = { capability: confirmation.capability, version: confirmation.version, surface: confirmation.surface || "conversation" };
+  details.append(el("p", { class: "runs-as", text: t("runsAs", runsAs) }));
+  if (confirmation.description) details.append(el("p", { text: confirmation.description }));
+  details.append(el("p", { text: t("exactArguments") }));
+  details.append(el("pre", { class: "arguments", text: readableArguments(confirmation.arguments) }));
+  item.append(details);
   item.append(el("p", { class: "countdown", "aria-live": "off" }));
-  const label = `${confirmation.capability} (${confirmation.reference || "this conversation"})`;
-  const approve = el("button", { type: "button", class: "approve", "aria-label": `Approve ${label}`, text: "Approve" });
-  const deny = el("button", { type: "button", class: "deny", "aria-label": `Deny ${label}`, text: "Deny" });
+  const approve = el("button", { type: "button", class: "approve", "aria-label": t("approveLabel", { action }), text: t("approve") });
+  const deny = el("button", { type: "button", class: "deny", "aria-label": t("denyLabel", { action }), text: t("deny") });
   approve.addEventListener("click", () => answer(true, item));
   deny.addEventListener("click", () => answer(false, item));
   item.append(approve, deny);
@@ -176,17 +208,24 @@ async function refreshCards() {
   try {
     listed = (await api("GET", "/api/v1/confirmations")).confirmations;
   } catch (error) {
-    say(`Cannot list confirmations: ${error.message}`);
+    say(t("cannotList", { reason: error.message }));
     return;
   }
   const list = $("cards");
   const present = new Set(listed.map((confirmation) => confirmation.id));
   for (const node of [...list.children]) {
-    if (!present.has(node.dataset.id)) forget(node);
-    else if (state.inline.has(node.dataset.id)) node.remove();
+    if (!present.has(node.dataset.id)) {
+      // the other device shows what happened too: a question answered there, or expired, goes with a word
+      if (state.actions.has(node.dataset.id)) say(t("goneElsewhere", { action: state.actions.get(node.dataset.id) }));
+      forget(node);
+    } else if (state.inline.has(node.dataset.id)) node.remove();
   }
   for (const [id, node] of state.inline) {
-    if (!present.has(id)) settleInline(node, "Answered elsewhere, or expired.", "neutral");
+    if (!present.has(id)) settleInline(node, t("answeredElsewhere"), "neutral");
+    else {
+      const news = listed.find((confirmation) => confirmation.id === id);
+      if (news) node.querySelector(".action").textContent = actionOf(news);
+    }
   }
   for (const confirmation of listed) {
     // what was waiting when the page opened is on screen already; only what comes later is news
@@ -197,6 +236,7 @@ async function refreshCards() {
     const known = state.expiries.get(confirmation.id);
     if (known === undefined || Math.abs(known - expires) > 2000) state.expiries.set(confirmation.id, expires);
     // a question of this page's own conversation is answered where it was asked: one card, inline
+    state.actions.set(confirmation.id, actionOf(confirmation));
     if (!state.inline.has(confirmation.id) && !list.querySelector(`[data-id="${CSS.escape(confirmation.id)}"]`)) {
       list.append(card(confirmation, (approve, node) => answerCard(confirmation, approve, node)));
     }
@@ -209,7 +249,7 @@ async function refreshCards() {
 
 // while the page is open, a new question raises a notification, if the person allowed them; the
 // browser shows it (no service of anyone else's is involved) and the tab's title counts what waits
-const TITLE = document.title;
+const TITLE = t("title");
 
 function offerNotifications() {
   const button = $("notify");
@@ -219,15 +259,15 @@ function offerNotifications() {
   button.addEventListener("click", async () => {
     const answer = await Notification.requestPermission();
     button.hidden = answer !== "default";
-    say(answer === "granted" ? "New questions will raise a notification while this page is open." : "No notifications.");
+    say(answer === "granted" ? t("notificationsOn") : t("notificationsOff"));
   });
 }
 
 function notify(confirmation) {
   if (!("Notification" in window) || Notification.permission !== "granted") return;
-  const asker = confirmation.caller ? ` for ${confirmation.caller}` : "";
-  const notice = new Notification("Steward: waiting for your yes", {
-    body: `${confirmation.capability}${asker}. ${touches(confirmation.classification)}`,
+  const body = { action: actionOf(confirmation), caller: confirmation.caller, touches: touches(confirmation.classification) };
+  const notice = new Notification(t("notificationTitle"), {
+    body: t("notificationBody", body),
     tag: confirmation.id,
   });
   notice.addEventListener("click", () => {
@@ -254,9 +294,9 @@ function tickCountdowns() {
     const countdown = node.querySelector(".countdown");
     if (seconds <= 0) {
       if (node.parentElement === $("cards")) forget(node);
-      else settleInline(node, "Expired: it did not run.", "refused");
+      else settleInline(node, t("expired"), "refused");
     } else if (countdown) {
-      countdown.textContent = `Expires in ${seconds} s`;
+      countdown.textContent = t("expiresIn", { seconds });
     }
   }
 }
@@ -266,14 +306,16 @@ async function answerCard(confirmation, approve, node) {
   const { status, data } = await call("POST", `/api/v1/confirmations/${encodeURIComponent(confirmation.id)}`, {
     approve,
   });
+  const action = actionOf(confirmation);
+  state.actions.delete(confirmation.id);
   if (data && data.conversation) {
-    say(`${confirmation.capability}: ${approve ? "approved" : "declined"}; the conversation went on.`);
+    say(t("turnWentOn", { action, approve }));
     showReply(data.conversation);
   } else if (data && data.outcome) {
     const outcome = data.outcome;
-    say(`${confirmation.capability}: ${outcome.status}${outcome.code ? ` (${outcome.code})` : ""}`);
+    say(t("outcome", { action, says: outcomeSays(outcome.status, outcome.code, outcome.message) }));
   } else {
-    say(`${confirmation.capability}: ${(data && data.error && data.error.message) || `HTTP ${status}`}`);
+    say(t("outcome", { action, says: (data && data.error && data.error.message) || `HTTP ${status}` }));
   }
   forget(node);
   refreshAudit();
@@ -282,7 +324,7 @@ async function answerCard(confirmation, approve, node) {
 // conversation
 function showMessage(role, text, extra) {
   const item = el("li", { class: role });
-  item.append(el("span", { class: "who", text: role === "user" ? "You" : "Steward" }));
+  item.append(el("span", { class: "who", text: role === "user" ? t("you") : t("steward") }));
   item.append(el("p", { text }));
   if (extra) item.append(extra);
   $("messages").append(item);
@@ -294,7 +336,7 @@ async function send(body) {
     const reply = await api("POST", "/api/v1/conversation/message", body);
     showReply(reply);
   } catch (error) {
-    say(`The conversation stopped: ${error.message}`);
+    say(t("conversationStopped", { reason: error.message }));
   }
 }
 
@@ -328,13 +370,13 @@ async function showReply(reply) {
   state.expiries.set(id, Date.now() + pending.expires_in_seconds * 1000);
   const answer = async (approve, item) => {
     state.inline.delete(id);
-    settleInline(item, approve ? "Approved." : "Declined.", approve ? "done" : "refused");
+    settleInline(item, approve ? t("approved") : t("declined"), approve ? "done" : "refused");
     await send({ confirmation: { token: pending.token, approve } });
     refreshAudit();
   };
   const node = card(confirmation, answer, "div");
   state.inline.set(id, node);
-  const item = el("li", { class: "assistant" }, el("span", { class: "who", text: "Steward asks" }), node);
+  const item = el("li", { class: "assistant" }, el("span", { class: "who", text: t("stewardAsks") }), node);
   $("messages").append(item);
   tickCountdowns();
 }
@@ -358,7 +400,7 @@ async function refreshPolicy() {
   try {
     flags = (await api("GET", "/api/v1/policy")).flags;
   } catch (error) {
-    say(`Cannot read the switches: ${error.message}`);
+    say(t("cannotReadSwitches", { reason: error.message }));
     return;
   }
   const list = $("flags");
@@ -366,20 +408,22 @@ async function refreshPolicy() {
   for (const flag of flags) {
     const box = el("input", { type: "checkbox", id: `flag-${flag.name}` });
     box.checked = flag.enabled;
-    box.addEventListener("change", () => setFlag(flag.name, box));
-    const label = el("label", { for: `flag-${flag.name}` }, box, el("span", { class: "name", text: flag.name }));
+    box.addEventListener("change", () => setFlag(flag, box));
+    const name = el("span", { class: "name", title: flag.name, text: flag.label || flag.name });
+    const label = el("label", { for: `flag-${flag.name}` }, box, name);
     label.append(el("span", { class: "description", text: flag.description }));
     list.append(el("li", {}, label));
   }
 }
 
-async function setFlag(name, box) {
+async function setFlag(flag, box) {
+  const label = flag.label || flag.name;
   try {
-    await api("POST", "/api/v1/conversation/policy", { [name]: box.checked });
-    say(`${name} is now ${box.checked ? "on" : "off"}.`);
+    await api("POST", "/api/v1/conversation/policy", { [flag.name]: box.checked });
+    say(box.checked ? t("switchedOn", { label }) : t("switchedOff", { label }));
   } catch (error) {
     box.checked = !box.checked;
-    say(`${name} not changed: ${error.message}`);
+    say(t("switchNotChanged", { label, reason: error.message }));
   }
 }
 
@@ -397,7 +441,7 @@ window.stewardConsole = Object.freeze({
     try {
       draw(section, window.stewardConsole);
     } catch (error) {
-      say(`The ${name} panel failed: ${error.message}`);
+      say(t("panelFailed", { name, reason: error.message }));
     }
   },
 });
@@ -407,7 +451,7 @@ async function loadPanels() {
   try {
     listed = await api("GET", "/api/v1/console/panels");
   } catch (error) {
-    say(`Cannot list the plugins' panels: ${error.message}`);
+    say(t("cannotListPanels", { reason: error.message }));
     return;
   }
   for (const panel of listed.panels) {
@@ -426,19 +470,22 @@ async function refreshCapabilities() {
     const rows = $("capability-rows");
     rows.replaceChildren();
     for (const capability of listed.capabilities) {
-      const touching = `${touches(capability.classification)} Confirmation: ${capability.classification.confirmation}.`;
+      const asks = t("confirmation", { required: capability.classification.confirmation === "required" });
+      const what = el("span", {}, el("strong", { text: capability.title || capability.name }), ` — ${capability.description} `);
+      what.append(el("code", { text: capability.name }));
       rows.append(
-        row(["Capability", `${capability.name} — ${capability.description}`], ["Plugin", capability.plugin], [
-          "How it touches the world",
-          touching,
-        ]),
+        row(
+          [t("columnCapability"), what],
+          [t("columnPlugin"), capability.plugin],
+          [t("columnTouches"), `${touches(capability.classification)} ${asks}`],
+        ),
       );
     }
     const errors = $("load-errors");
     errors.replaceChildren();
     for (const problem of plugins.load_errors) errors.append(el("li", { text: `${problem.plugin}: ${problem.message}` }));
   } catch (error) {
-    say(`Cannot list capabilities: ${error.message}`);
+    say(t("cannotListCapabilities", { reason: error.message }));
   }
 }
 
@@ -448,20 +495,21 @@ async function refreshAudit() {
   try {
     records = (await api("GET", "/api/v1/audit?limit=30")).records;
   } catch (error) {
-    say(`Cannot read the audit log: ${error.message}`);
+    say(t("cannotReadAudit", { reason: error.message }));
     return;
   }
   const rows = $("audit-rows");
   rows.replaceChildren();
   for (const record of records) {
-    const outcome = record.code ? `${record.status} (${record.code})` : record.status;
+    const outcome = el("span", { text: outcomeSays(record.status, record.code) });
+    if (record.code) outcome.title = record.code;
     rows.append(
       row(
-        ["Time", when(record.time)],
-        ["Capability", record.capability],
-        ["From", `${record.caller} via ${record.surface}`],
-        ["Outcome", outcome],
-        ["ms", record.duration_ms.toFixed(1)],
+        [t("columnTime"), when(record.time)],
+        [t("columnCapability"), record.capability],
+        [t("columnFrom"), t("via", { caller: record.caller, surface: record.surface })],
+        [t("columnOutcome"), outcome],
+        [t("columnMilliseconds"), record.duration_ms.toFixed(1)],
       ),
     );
   }
@@ -476,8 +524,8 @@ function row(...cells) {
 }
 
 // "2 min. ago", in the page's language; the full time on hover and when focused
-const RELATIVE = new Intl.RelativeTimeFormat(document.documentElement.lang || undefined, { numeric: "auto", style: "short" });
-const FULL = new Intl.DateTimeFormat(document.documentElement.lang || undefined, { dateStyle: "medium", timeStyle: "medium" });
+const RELATIVE = new Intl.RelativeTimeFormat(LANGUAGE, { numeric: "auto", style: "short" });
+const FULL = new Intl.DateTimeFormat(LANGUAGE, { dateStyle: "medium", timeStyle: "medium" });
 
 function when(iso) {
   const time = new Date(iso);
@@ -493,6 +541,7 @@ function when(iso) {
 
 // wiring
 document.addEventListener("DOMContentLoaded", () => {
+  translatePage();
   $("confirmations-title").tabIndex = -1;
   $("sign-in-form").addEventListener("submit", (event) => {
     event.preventDefault();

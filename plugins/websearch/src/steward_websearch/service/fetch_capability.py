@@ -150,6 +150,8 @@ def fetch_capability() -> steward.Capability:
     return steward.Capability(
         name="web.fetch",
         version=1,
+        title="Read a web page",
+        action="Read the page {url}",
         description="Fetch one web page (http or https) and return its readable content as Markdown. "
         "Redirects are reported, not followed.",
         arguments=FetchArguments,

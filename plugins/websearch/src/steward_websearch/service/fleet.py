@@ -460,6 +460,8 @@ def service_capabilities() -> list[steward.Capability]:
         steward.Capability(
             name="web.fetch",
             version=1,
+            title="Read a web page",
+            action="Read the page {url} for an agent",
             description="The fetch service: one page through the guard, redirects followed, as clean Markdown, "
             "raw text, a jq selection or a question-focused digest.",
             arguments=ServiceFetchArguments,
@@ -475,6 +477,8 @@ def service_capabilities() -> list[steward.Capability]:
         steward.Capability(
             name="web.search",
             version=1,
+            title="Search the web",
+            action="Search the web for {query} for an agent",
             description="The fetch service: up to 20 results from the household's SearXNG (and Brave), "
             "optionally reranked by meaning and digested by the model.",
             arguments=ServiceSearchArguments,

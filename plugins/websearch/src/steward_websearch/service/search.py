@@ -376,6 +376,8 @@ def search_capability() -> steward.Capability:
     return steward.Capability(
         name="web.search",
         version=1,
+        title="Search the web",
+        action="Search the web for {query}",
         description="Search the web (through the household's SearXNG) and return up to 5 results "
         "with title, URL and snippet.",
         arguments=SearchArguments,
