@@ -47,9 +47,16 @@ def drop_where(root: Element, unwanted: Callable[[Element, str], bool]) -> None:
     stack = [root]
     while stack:
         parent = stack.pop()
-        stack.extend(
-            _drop_children(parent, lambda child: unwanted(child, child.tag if isinstance(child.tag, str) else ""))
-        )
+        kept: list[Element] = []
+        for child in parent:
+            tag = child.tag
+            if unwanted(child, tag if isinstance(tag, str) else ""):
+                _keep_tail(parent, kept[-1] if kept else None, child.tail)
+            else:
+                kept.append(child)
+        if len(kept) < len(parent):
+            parent[:] = kept
+        stack.extend(kept)
 
 
 def remove_each(elements: Iterable[Element], measures: Measures) -> None:
@@ -96,21 +103,15 @@ class Measures:
     where an element stands among its siblings (``previous``, ``following``)."""
 
     def __init__(self, root: Element) -> None:
-        self.parent: dict[Element, Element] = {}
         self.chars: dict[Element, int] = {}
         self.link_chars: dict[Element, int] = {}
         self.prose_chars: dict[Element, int] = {}
         self._children: dict[Element, list[Element]] = {}
         self._places: dict[Element, int] = {}
-        parent, chars, link_chars, prose_chars = self.parent, self.chars, self.link_chars, self.prose_chars
-        order: list[Element] = []
-        stack = [root]
-        while stack:
-            element = stack.pop()
-            order.append(element)
-            for child in element:
-                parent[child] = element
-            stack.extend(element)
+        chars, link_chars, prose_chars = self.chars, self.link_chars, self.prose_chars
+        # every element before its ancestors: ElementTree's own walk (in C), reversed
+        order = list(root.iter())
+        self.parent: dict[Element, Element] = {child: element for element in order for child in element}
         for element in reversed(order):
             text = element.text
             total = len(text.strip()) if text else 0
