@@ -364,3 +364,18 @@ def test_every_word_the_console_shows_is_in_its_catalogue():
     held = set(re.findall(r"^    (\w+):", english, re.MULTILINE))
     assert asked - held == set(), "asked for but not in the catalogue"
     assert held - asked == set(), "in the catalogue but never shown"
+
+
+def test_the_codes_listed_are_those_this_host_answers_with(tmp_path):
+    """A plugin's codes are listed by the host that loaded it, never by another host in the process."""
+    import steward_websearch
+
+    def listed(server: ServedHost) -> set[str]:
+        return {code["code"] for code in server.client(["settings"]).get("/api/v1/codes").json()["codes"]}
+
+    web = serve_host([steward.Plugin("websearch", steward_websearch)], data_dir=tmp_path / "web")
+    plain = serve_host([steward.Plugin("sample", SamplePlugin())], data_dir=tmp_path / "plain")
+    with web as with_websearch, plain as without:
+        assert {"UPSTREAM_BLOCKED", "CONFIRMATION_EXPIRED"} <= listed(with_websearch)
+        assert "CONFIRMATION_EXPIRED" in listed(without)
+        assert "UPSTREAM_BLOCKED" not in listed(without)

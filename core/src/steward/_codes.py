@@ -134,11 +134,6 @@ def declare(family: type[OutcomeCode]) -> list[str]:
     return problems
 
 
-def every_declared() -> list[OutcomeCode]:
-    """Every code this process has learnt (core's and the loaded plugins'), by name."""
-    return sorted(_DECLARED.values())
-
-
 def declared(code: str) -> OutcomeCode | None:
     """The declaration of ``code``, if any host in this process has learnt it."""
     if isinstance(code, OutcomeCode):

@@ -21,7 +21,7 @@ from starlette.types import Receive, Scope, Send
 from steward._auth import KeysUnavailable, Principal
 from steward._bodies import ApiError, decode_body, receive_body
 from steward._capability import Surface
-from steward._codes import Code, every_declared
+from steward._codes import Code
 from steward._confirmation import Waiting, confirmation_reference, token_digest
 from steward._files import CorruptFile
 from steward._metrics import CONTENT_TYPE
@@ -158,9 +158,12 @@ async def whoami(request: Request) -> Response:
 
 @require_scope()
 async def list_codes(request: Request) -> Response:
-    """Every outcome code with its HTTP status and the sentence that says what it means (a
-    console shows the sentence where a client would branch on the code)."""
-    codes = [{"code": code.value, "status": code.status, "description": code.description} for code in every_declared()]
+    """Every outcome code this host answers with, core's and its plugins', with its HTTP status and
+    the sentence that says what it means (a console shows the sentence where a client would branch
+    on the code)."""
+    plugins = host_of(request).outcome_codes.values()
+    answered = [*Code, *(code for family in plugins for code in family)]
+    codes = [{"code": code.value, "status": code.status, "description": code.description} for code in answered]
     return json_response({"codes": codes})
 
 
