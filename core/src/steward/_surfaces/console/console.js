@@ -14,7 +14,6 @@ const state = {
   expiries: new Map(), // confirmation id -> when it expires, by this page's clock
   inline: new Map(), // confirmation id -> the conversation's own card for it
   waiting: null, // ids of the questions the last listing held; null until the first
-  actions: new Map(), // confirmation id -> its sentence, to say what went when it goes
   codes: new Map(), // outcome code -> its sentence (GET /api/v1/codes)
   timers: [],
 };
@@ -215,8 +214,11 @@ async function refreshCards() {
   const present = new Set(listed.map((confirmation) => confirmation.id));
   for (const node of [...list.children]) {
     if (!present.has(node.dataset.id)) {
-      // the other device shows what happened too: a question answered there, or expired, goes with a word
-      if (state.actions.has(node.dataset.id)) say(t("goneElsewhere", { action: state.actions.get(node.dataset.id) }));
+      // the other device shows what happened too: a question answered there, or expired, goes with
+      // a word (one being answered here, its buttons off, is said by answerCard)
+      if (!node.querySelector("button.approve").disabled) {
+        say(t("goneElsewhere", { action: node.querySelector(".action").textContent }));
+      }
       forget(node);
     } else if (state.inline.has(node.dataset.id)) node.remove();
   }
@@ -236,7 +238,6 @@ async function refreshCards() {
     const known = state.expiries.get(confirmation.id);
     if (known === undefined || Math.abs(known - expires) > 2000) state.expiries.set(confirmation.id, expires);
     // a question of this page's own conversation is answered where it was asked: one card, inline
-    state.actions.set(confirmation.id, actionOf(confirmation));
     if (!state.inline.has(confirmation.id) && !list.querySelector(`[data-id="${CSS.escape(confirmation.id)}"]`)) {
       list.append(card(confirmation, (approve, node) => answerCard(confirmation, approve, node)));
     }
@@ -307,7 +308,6 @@ async function answerCard(confirmation, approve, node) {
     approve,
   });
   const action = actionOf(confirmation);
-  state.actions.delete(confirmation.id);
   if (data && data.conversation) {
     say(t("turnWentOn", { action, approve }));
     showReply(data.conversation);
