@@ -47,16 +47,9 @@ def drop_where(root: Element, unwanted: Callable[[Element, str], bool]) -> None:
     stack = [root]
     while stack:
         parent = stack.pop()
-        kept: list[Element] = []
-        for child in parent:
-            tag = child.tag
-            if unwanted(child, tag if isinstance(tag, str) else ""):
-                _keep_tail(parent, kept[-1] if kept else None, child.tail)
-            else:
-                kept.append(child)
-        if len(kept) < len(parent):
-            parent[:] = kept
-        stack.extend(kept)
+        stack.extend(
+            _drop_children(parent, lambda child: unwanted(child, child.tag if isinstance(child.tag, str) else ""))
+        )
 
 
 def remove_each(elements: Iterable[Element], measures: Measures) -> None:
