@@ -170,7 +170,10 @@ def nesting_depth(source: str) -> int:
 
 
 def _from_lexbor(html: object) -> Element:
-    """Copy lexbor's tree into ``xml.etree`` elements, iteratively (no depth is too deep)."""
+    """Copy lexbor's tree into ``xml.etree`` elements, iteratively (no depth is too deep).
+
+    Every property of a lexbor node is a call that builds a new wrapper, so each is read once.
+    """
     root = Element("html", _attributes(html))
     stack = [(html.child, root, "")]
     elements = 1
@@ -187,25 +190,27 @@ def _from_lexbor(html: object) -> Element:
                     last.tail = (last.tail or "") + text
             elif tag is not None and tag[0] not in "-_!":
                 own = namespace or FOREIGN.get(tag, "")
-                element = Element(own + tag, _attributes(node))
+                element = Element(own + tag if own else tag, _attributes(node))
                 parent.append(element)
                 elements += 1
                 if elements > MAX_ELEMENTS:
                     _count(elements)
                 last = element
-                if node.child is not None:
+                child = node.child
+                if child is not None:
                     stack.append((node.next, parent, namespace))
-                    stack.append((node.child, element, own))
+                    stack.append((child, element, own))
                     break
             node = node.next
     return root
 
 
 def _attributes(node: object) -> dict[str, str]:
+    """The node's attributes, one without a value as ``""``: lexbor's own dict when all have one."""
     attributes = node.attributes
-    if not attributes:
-        return {}
-    return {name: "" if value is None else value for name, value in attributes.items()}
+    if attributes and None in attributes.values():
+        return {name: "" if value is None else value for name, value in attributes.items()}
+    return attributes
 
 
 def _drop_comments(root: Element) -> None:
