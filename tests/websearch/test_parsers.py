@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from script_modules import load_script
 from steward_websearch.extraction import document, parse
+from steward_websearch.extraction.tree import MAX_DEPTH
 
 CORPORA = Path(__file__).parent / "data" / "extraction"
 
@@ -44,6 +45,21 @@ def test_deep_nesting_is_no_recursion_problem():
     depth = parse.MAX_NESTING - 10
     root = parse.parse_html("<div>" * depth + "deep" + "</div>" * depth, "lexbor")
     assert "".join(root.itertext()).strip() == "deep"
+
+
+@pytest.mark.parametrize("parser", ["lexbor", "html5lib"])
+def test_an_element_max_depth_deep_comes_back_as_its_text(parser):
+    """Both parsers cap the tree at ``tree.MAX_DEPTH``: deeper markup is read as its text, the same."""
+    opened = "<section><div>" * 100
+    root = parse.parse_html(
+        f"<body>{opened}deep <b>and  <i>bold</i></b> text{'</div></section>' * 100}<p>after", parser
+    )
+    path = [root.find("body")]
+    while len(path[-1]):
+        path.append(path[-1][0])
+    assert len(path) == MAX_DEPTH
+    assert path[-1].text == "deep and bold text"
+    assert root.find("body/p").text == "after"
 
 
 @pytest.mark.parametrize("corpus", ["scrapinghub", "wcxb-dev"])

@@ -248,11 +248,11 @@ def _html(
 ) -> Document:
     source = decode(body, charset, html=True)
     root = parse_html(streaming.drop_fallbacks(source))
-    streaming.place_streamed_parts(root)
+    if streaming.place_streamed_parts(root):
+        flatten_deep(root)
     base = _base_url(root, url)
     metadata = _metadata(root, base)
     links = _links(root, base)
-    flatten_deep(root)
     body_element = root.find("body")
     if body_element is None:
         body_element = root
