@@ -140,7 +140,10 @@ SECTION_HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
 
 
 def _sign_up_fields(root: Element) -> list[Element]:
-    """The elements that hold a field asking for an e-mail address: where a sign-up box starts."""
+    """The elements that hold a field asking for an e-mail address: where a sign-up box starts.
+    (Most pages have none: the fields are looked for first, the elements around them only then.)"""
+    if not any(_asks_for_email(field) for field in root.iter("input")):
+        return []
     return [element for element in root.iter() if any(_asks_for_email(child) for child in element)]
 
 
