@@ -1398,6 +1398,30 @@ def test_a_list_of_links_the_text_announces_with_a_colon_is_the_texts_but_not_on
     assert "Long nose pliers, model 2" in text, "a heading that is a kept list's item is the item, wherever it links"
 
 
+def test_lists_of_links_each_under_a_heading_of_its_own_are_a_syllabus_but_one_under_related_is_a_rail():
+    def section(number: int, heading: str) -> str:
+        pages = "".join(
+            f"<li><a href='/tutorials/{number}-{n}'>Tutorial {number}.{n} on kettles</a></li>" for n in range(4)
+        )
+        return f"<h3>{heading}</h3><ul>{pages}</ul>"
+
+    intro = (
+        "<h1>Kettle school</h1><p>"
+        + "Every lesson of the course, in the order we teach them, with notes. " * 4
+        + "</p>"
+    )
+    syllabus = "".join(section(n, f"{n}. Part {n} of the course") for n in range(1, 4))
+    text = markdown(f"{NAV}<main>{intro}<div>{syllabus}</div></main>")
+    assert "Tutorial 1.0 on kettles" in text
+    assert "Tutorial 3.3 on kettles" in text
+    assert "Part 2 of the course" in text
+    rails = section(1, "Related posts") + section(2, "Part 2 of the course") + section(3, "Read more")
+    text = markdown(f"{NAV}<main>{intro}<div>{rails}</div></main>")
+    assert "Tutorial 1.0 on kettles" not in text, "two sections beside a rail are not three"
+    linked = syllabus.replace("<h3>", "<h3><a href='/part'>").replace("</h3>", "</a></h3>")
+    assert "Tutorial 2.1 on kettles" not in markdown(f"{NAV}<main>{intro}<div>{linked}</div></main>")
+
+
 def test_rails_and_teaser_lines_are_recognised_in_the_languages_of_the_web():
     links = (
         "<p><a href='/loud'>The loudest kettles of the year</a></p><p><a href='/lids'>Lids that never rattle</a></p>"

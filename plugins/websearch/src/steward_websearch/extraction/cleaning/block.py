@@ -242,7 +242,9 @@ def _looks_like_boilerplate(
         and not (element.tag in LISTS and not measures.link_chars.get(element, 0) and len(element) >= 2)
     ):
         return True
-    if element.tag in LISTS and (_annotated(element, measures) or _introduced(element, measures)):
+    if element.tag in LISTS and (
+        _annotated(element, measures) or _introduced(element, measures) or _one_of_the_headed_lists(element, measures)
+    ):
         return False
     if weight < 25 and density > 0.33 and not written_link:
         return True
@@ -304,6 +306,32 @@ def _introduced(items: Element, measures: Measures) -> bool:
     """
     announcement = _announcement(items, measures)
     return announcement is not None and not POINTS_ELSEWHERE.search(paragraph_text(announcement))
+
+
+def _one_of_the_headed_lists(items: Element, measures: Measures) -> bool:
+    """A list of links that is a section of its own, one of ``HEADED_LISTS`` or more beside it.
+
+    A syllabus, a chapter's pages, a guide's index: "1. Data Preprocessing" over the tutorials it
+    lists, "2. Exploratory Data Analysis" over the next. Each list follows its heading (an unlinked
+    one that points to no other pages, ``POINTS_ELSEWHERE``) and the sections stand side by side:
+    a rail is one list under "Related posts", or lists whose headings are links.
+    """
+    heading = _heading_before(items, measures)
+    if heading is None:
+        return False
+    parent = measures.parent.get(items)
+    headed = sum(1 for sibling in parent if sibling.tag in LISTS and _heading_before(sibling, measures) is not None)
+    return headed >= HEADED_LISTS
+
+
+def _heading_before(items: Element, measures: Measures) -> Element | None:
+    before = measures.previous(items)
+    if before is None or before.tag not in HEADINGS or measures.link_chars.get(before, 0):
+        return None
+    return None if POINTS_ELSEWHERE.search(paragraph_text(before)) else before
+
+
+HEADED_LISTS = 3
 
 
 def _announcement(items: Element, measures: Measures) -> Element | None:
