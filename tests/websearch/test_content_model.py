@@ -452,6 +452,29 @@ def test_the_block_holding_a_products_title_is_the_product_not_its_gallery():
     assert "from every side" not in text, "pictures and a caption are a gallery"
 
 
+def test_a_products_buy_box_apart_from_its_description_comes_with_it_when_the_page_declares_its_price():
+    def page(declared_price: str, shown_price: str) -> str:
+        offer = json.dumps({"@type": "Product", "name": "Quiet Kettle", "offers": {"price": declared_price}})
+        pictures = "".join(f"<img src='/k/{n}.jpg' alt='The kettle, view {n}'>" for n in range(6))
+        buy_box = (
+            f"<div class='buy'><h1>Quiet Kettle</h1><div class='stars'>4.8 (1,204 reviews)</div>"
+            f"<div class='price'>{shown_price}</div><button>Add to cart</button></div>"
+        )
+        description = f"<div class='description'><h2>About the kettle</h2>{KETTLE_PROSE * 4}</div>"
+        return markdown(
+            f"{NAV}<main><div class='gallery'>{pictures}</div>{buy_box}<div class='tabs'>{description}</div></main>",
+            f"<title>Quiet Kettle</title><script type='application/ld+json'>{offer}</script>",
+        )
+
+    text = page("1299.00", "Now €1.299,00")
+    assert "Now €1.299,00" in text
+    assert text.index("Now €1.299,00") < text.index("boils a litre"), "the buy box stands before the description"
+    assert "Add to cart" not in text
+    assert "1,204 reviews" not in text, "the price is taken, not the buy box's every line"
+    assert "€1.299,00" not in page("1150.00", "Now €1.299,00"), "only the price the page declares"
+    assert "€1.299,00" not in page("", "Now €1.299,00")
+
+
 def test_a_headed_section_among_its_pictures_is_the_products_own_on_a_page_that_is_no_article():
     pictures = "".join(f"<img src='/img/jimmy-{n}.png' alt='Jimmy, view {n}'>" for n in range(1, 6))
     section = f"<section>{pictures}<h2>Jimmy</h2><div>Flexible steel blade for precise prying.</div></section>"

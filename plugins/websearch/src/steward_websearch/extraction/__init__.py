@@ -6,8 +6,8 @@ benchmarked apart from the host. ``extract(body, url=, content_type=)`` is the e
 would, ``boilerplate`` drops what is not content, ``main_content`` finds what a reader came for and
 ``cleaning`` tidies inside it (``tree``, ``roles`` and ``blocks`` are what the three share: the
 tree's measures, what names say, what measures say), ``linked_data`` reads what the page declares
-it is (and the article body it declares, for pages whose HTML does not show it), ``markdown``
-renders it.
+it is (and the article body it declares, for pages whose HTML does not show it), ``product``
+puts a product's buy box beside its description, ``markdown`` renders it.
 """
 
 from steward_websearch.extraction.document import (

@@ -28,7 +28,7 @@ from xml.etree.ElementTree import Element
 
 import msgspec
 
-from steward_websearch.extraction import boilerplate, cleaning, linked_data, main_content, streaming
+from steward_websearch.extraction import boilerplate, cleaning, linked_data, main_content, product, streaming
 from steward_websearch.extraction.blocks import says_the_title, title_words
 from steward_websearch.extraction.links import absolute_url
 from steward_websearch.extraction.markdown import Renderer
@@ -271,6 +271,7 @@ def _html(
         content = main_content.landmark(body_element) if main_content_only else body_element
     else:
         cleaning.clean(content, article=article)
+        product.add_buy_box(items, body_element, content)
     if main_content_only:
         cleaning.tidy(content, article=article)
         content = linked_data.unrendered_body(items, content) or content
