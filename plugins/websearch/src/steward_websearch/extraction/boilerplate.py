@@ -329,19 +329,20 @@ def _is_written(element: Element, measures: Measures) -> bool:
 
 
 def _around(root: Element, wanted: Callable[[Element], bool]) -> set[Element]:
-    """Every element ``wanted`` names and the elements around it, found in one walk: the ``main``
-    landmarks and the furniture that must stay as their wrapper; the ``h1`` and the blocks that
-    held it as the page was written (before its breadcrumbs went with the navigation)."""
+    """Every element ``wanted`` names and the elements around it: the ``main`` landmarks and the
+    furniture that must stay as their wrapper; the ``h1`` and the blocks that held it as the page
+    was written (before its breadcrumbs went with the navigation). The elements are found by
+    ElementTree's own walk, and the tree's parents read only on a page that has some."""
+    targets = [element for element in root.iter() if wanted(element)]
+    if not targets:
+        return set()
+    parents = {child: element for element in root.iter() for child in element}
     found: set[Element] = set()
-    path: list[Element] = []
-    stack: list[tuple[Element, int]] = [(root, 0)]
-    while stack:
-        element, depth = stack.pop()
-        del path[depth:]
-        path.append(element)
-        if wanted(element):
-            found.update(path)
-        stack.extend((child, depth + 1) for child in reversed(element))
+    for target in targets:
+        node: Element | None = target
+        while node is not None and node not in found:
+            found.add(node)
+            node = parents.get(node)
     return found
 
 

@@ -8,7 +8,7 @@ leaves the link dead and shows its text; extraction does the same instead of fai
 from __future__ import annotations
 
 import functools
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 
 _NOT_FOLLOWED = ("javascript:", "data:", "vbscript:")
 
@@ -24,8 +24,10 @@ def absolute_url(base: str, reference: str) -> str | None:
     if not reference or reference.lower().startswith(_NOT_FOLLOWED):
         return None
     try:
-        if reference.startswith(_ABSOLUTE) and ";" not in reference:
-            return _absolute(base, reference)
+        if reference.startswith(_ABSOLUTE) and ";" not in reference and (parts := urlsplit(reference)).netloc:
+            return _absolute(base, reference, parts)
+        if _plain_path(reference) and (origin := _origin(base)):
+            return origin + reference
         url = urljoin(base, reference)
         port = urlsplit(url).port
     except ValueError:
@@ -36,13 +38,39 @@ def absolute_url(base: str, reference: str) -> str | None:
 _ABSOLUTE = ("http://", "https://")
 
 
-def _absolute(base: str, reference: str) -> str | None:
-    """What ``urljoin`` makes of an absolute http(s) URL, from the one split the port check needs:
-    the URL itself when its scheme is not the base's, else the URL put back together (an empty
-    ``?`` or ``#`` dropped). Most links of a page are absolute; joining them was half the cost."""
-    parts = urlsplit(reference)
-    if parts.port == 0 or not parts.netloc:
-        return None if parts.port == 0 else urljoin(base, reference)
+def _plain_path(reference: str) -> bool:
+    """A path from the site's root that ``urljoin`` leaves as it is: no dot segments to resolve,
+    no parameters, no empty query or fragment for it to drop, no tab or line break for it to take out."""
+    return (
+        reference.isprintable()
+        and reference.startswith("/")
+        and not reference.startswith("//")
+        and "/." not in reference
+        and ";" not in reference
+        and "?#" not in reference
+        and not reference.endswith(("?", "#"))
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _origin(base: str) -> str | None:
+    """``scheme://host[:port]`` of an http(s) base with a valid port; ``None`` for any other."""
+    try:
+        parts = urlsplit(base)
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.netloc or port == 0:
+        return None
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _absolute(base: str, reference: str, parts: SplitResult) -> str | None:
+    """What ``urljoin`` makes of an absolute http(s) URL with a host, from the one split the port
+    check needs: the URL itself when its scheme is not the base's, else the URL put back together
+    (an empty ``?`` or ``#`` dropped). Most links of a page are absolute; joining them was half the cost."""
+    if parts.port == 0:
+        return None
     if not base.startswith(parts.scheme + ":"):
         return reference
     return urlunsplit(parts)
