@@ -29,6 +29,8 @@ LINK = "\ufdd8"
 _NO_MARKERS = dict.fromkeys(map(ord, _MARKERS + LINK))
 _ANY_MARKER = re.compile(f"[{_MARKERS}{LINK}]")
 _SYNTAX = re.compile(r"[\\`*_\[\]~<&]")
+_SYNTAX_OR_MARKER = re.compile(f"[\\\\`*_\\[\\]~<&{_MARKERS}{LINK}]")
+"""What ``escape`` has work for: most of a page's text holds none of it, and is returned as it is."""
 _ESCAPED = re.compile(r"[\\`*_\[\]]|~(?=~)|(?<=~)~|<(?=[A-Za-z/!?])|&(?=#?\w+;)")
 _TOUCHING = re.compile("|".join(closing + opening for opening, closing in _KINDS))
 _CODE_SPAN = re.compile(f"{CODE[0]}([^{CODE[1]}]*){CODE[1]}")
@@ -42,6 +44,8 @@ def escape(text: str) -> str:
     ``<`` only where it would open a tag or an autolink (``Option<U>``, ``<entry>``), ``&`` only
     where it would be read as an entity (``&amp;`` written in the text), ``~`` only doubled.
     """
+    if not _SYNTAX_OR_MARKER.search(text):
+        return text
     text = plain(text)
     return _ESCAPED.sub(lambda match: "\\" + match.group(0), text) if _SYNTAX.search(text) else text
 
