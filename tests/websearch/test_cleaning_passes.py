@@ -37,7 +37,26 @@ def reply(number: int) -> str:
 
 LONG = "A quiet kettle with a steel body, a two-litre jug and a base that turns all the way round. " * 2
 
+
+def post(number: int, quote: str = "") -> str:
+    quoted = f"<blockquote>{quote}</blockquote>" if quote else ""
+    return (
+        f"<div class='post'><div class='user'><a href='/members/{number}/'>Poster {number}</a>"
+        f"<div class='user-extras'><dl><dt>Joined</dt><dd>Town {number}</dd></dl></div></div>"
+        f"{quoted}<p>Reply number {number} says something of its own.</p></div>"
+    )
+
+
+QUESTION = "Which descaler works best on a stainless kettle gone white inside?"
+
 CASES = [
+    Case(
+        cleaning.drop_posts_furniture,
+        "<div class='post'><div class='user'><a href='/members/1/'>Poster 1</a></div>"
+        f"<p>{QUESTION}</p></div>" + post(2, QUESTION) + post(3, "A manual quoted from outside the thread.") + post(4),
+        dropped=f"Town 2 {QUESTION} Reply number 2",
+        kept="A manual quoted from outside the thread. Reply number 3",
+    ),
     Case(
         cleaning.drop_menus,
         "<ul><li><a href='/s'>Services</a><ul><li><a href='/s/1'>Boiler repair</a></li>"

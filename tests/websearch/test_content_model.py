@@ -1804,3 +1804,103 @@ def test_a_page_that_shows_its_article_is_read_from_its_html_whatever_it_declare
         text = markdown(f"<main><article>{shown}</article></main>", json_ld(item))
         assert "[Source](https://forum.example/source)" in text, "the HTML is what is read"
         assert text.count("a repair café") == 1
+
+
+def quoting_post(number: int, author: str, body: str, quote: str = "") -> str:
+    quoted = f"<blockquote><div class='quote-title'>{quote[:12]} said:</div>{quote}</blockquote>" if quote else ""
+    return (
+        f"<article class='message'><div class='message-user'><h4><a href='/members/{author}.{number}/'>{author}</a>"
+        f"</h4><div class='message-userExtras'><dl><dt>Joined</dt><dd>Mar {number}, 2019</dd></dl>"
+        f"<dl><dt>Location</dt><dd>Town {number}</dd></dl></div></div><div class='message-body'>"
+        f"<time>May {number}, 2024</time>{quoted}<p>{body}</p></div></article>"
+    )
+
+
+QUESTION = (
+    "Which descaler works best on a stainless kettle that has gone white inside after a year of hard water,"
+    " without leaving a taste in the tea afterwards?"
+)
+
+
+def test_a_reply_quoting_an_earlier_post_keeps_its_own_words_and_not_the_copy():
+    answers = [
+        "Citric acid, two spoons a litre, left for an hour; rinse twice and the taste is gone.",
+        "Vinegar works as well, but the smell stays in the kitchen for a day, so I use citric acid now.",
+        "Boil it half full with a lemon cut in four, then leave it overnight; it came off in flakes for me.",
+    ]
+    thread = quoting_post(1, "ada", QUESTION) + "".join(
+        quoting_post(n, author, answer, quote=QUESTION)
+        for n, (author, answer) in enumerate(zip(["brook", "cyd", "dee"], answers, strict=True), 2)
+    )
+    text = markdown(f"<main><h1>Descaling</h1>{thread}</main>")
+    assert text.count("gone white inside") == 1, "the question is read once, where it was asked"
+    assert all(answer[:40] in text for answer in answers)
+    assert all(name in text for name in ["ada", "brook", "cyd", "dee"]), "who wrote each post stays"
+    assert "May 3, 2024" in text, "and when"
+    assert "Town 2" not in text, "the poster's statistics go"
+    assert "Mar 3, 2019" not in text
+
+
+def test_a_quote_of_something_no_earlier_post_said_stays():
+    source = (
+        "The manufacturer's manual says to descale every month in hard water areas, with its own tablets only,"
+        " and never to use vinegar on the heating plate."
+    )
+    thread = quoting_post(1, "ada", QUESTION) + "".join(
+        quoting_post(n, author, f"Reply {n}: that manual is right, citric acid is what the tablets are made of.", q)
+        for n, (author, q) in enumerate([("brook", source), ("cyd", ""), ("dee", "")], 2)
+    )
+    text = markdown(f"<main><h1>Descaling</h1>{thread}</main>")
+    assert "descale every month in hard water areas" in text, "a quote from outside the thread is the reply's"
+
+
+def test_a_blogs_index_of_stories_with_authors_and_dates_is_no_thread():
+    stories = "".join(
+        f"<div class='entry'><p class='title'><a href='/blog/{n}'>Story {n}</a>, <span class='date'>{n} March 2026</span>"
+        f"<br><span class='author'>Writer {n}</span></p><p class='summary'>What changed in release {n} and why,"
+        " in the words of the people who made it happen.</p></div>"
+        for n in range(1, 6)
+    )
+    text = markdown(f"<main><h1>The Blog</h1>{stories}</main>")
+    assert all(f"Writer {n}" in text and f"{n} March 2026" in text for n in range(1, 6))
+
+
+API_INDEX = (
+    "<h2>Structs</h2><dl class='item-table'>"
+    + "".join(
+        f"<dt><a href='struct.{name}.html'>{name}</a></dt><dd>{description}</dd>"
+        for name, description in [
+            ("Builder", "Builds a runtime with custom configuration values."),
+            ("Handle", "Handle to the runtime."),
+            ("Id", "An opaque ID that identifies a runtime."),
+        ]
+    )
+    + "</dl>"
+)
+
+
+def test_an_api_references_index_of_types_beside_its_description_is_content():
+    description = "<div class='docblock'>" + "<p>The runtime drives tasks, timers and I/O; configure it once.</p>" * 6
+    page = f"<main><h1>Module runtime</h1><section>{description}</div>{API_INDEX}</section></main>"
+    text = markdown(page)
+    assert "Builds a runtime with custom configuration values." in text
+    assert "## Structs" in text, "the heading of a section that comes along comes with it"
+
+
+def test_a_definition_list_of_a_shops_fields_is_no_glossary():
+    fields = "<dl class='swatches'>" + "".join(
+        f"<dt><a href='/c/{n}'>Colour {n}</a></dt><dd>https://cdn.shop.example/thumbs/{n}.jpg</dd>" for n in range(5)
+    )
+    page = f"<main><h1>Staple tee</h1><div class='info'>{KETTLE_PROSE * 3}</div>{fields}</dl></main>"
+    assert "cdn.shop.example" not in markdown(page)
+
+
+def test_a_listing_cards_title_named_for_its_header_is_its_title():
+    cards = "".join(
+        f"<li class='listing'><a href='/jobs/{n}'><div class='listing__header'><h3 class='listing__header__title'>"
+        f"<span class='listing__header__title__text'>Senior engineer {n}</span></h3><p>{n}d</p></div>"
+        f"<p class='listing__company'>Company {n}</p><p class='listing__place'>Remote, anywhere</p></a></li>"
+        for n in range(1, 8)
+    )
+    text = markdown(f"<main><h1>Jobs</h1><ul class='jobs'>{cards}</ul></main>")
+    assert all(f"Senior engineer {n}" in text for n in range(1, 8))

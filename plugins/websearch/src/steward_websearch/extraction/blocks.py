@@ -88,10 +88,36 @@ PROSE_SHARE = 0.5
 
 
 def is_data(element: Element, measures: Measures) -> bool:
-    """A table of figures (a specification, a size guide), not a grid of links."""
-    return measures.link_density(element) < 0.25 and any(
-        len(table.findall(".//tr")) >= 2 for table in element.iter("table")
+    """A table of figures (a specification, a size guide), not a grid of links; or a glossary."""
+    return is_glossary(element, measures) or (
+        measures.link_density(element) < 0.25
+        and any(len(table.findall(".//tr")) >= 2 for table in element.iter("table"))
     )
+
+
+def is_glossary(terms: Element, measures: Measures) -> bool:
+    """A definition list that says what each of its terms is: an API reference's index of types
+    (each name a link, "Builds a runtime with custom configuration values" beside it), a glossary.
+
+    Half the terms are followed by ``DEFINITION_CHARS`` or more of definition outside links, in
+    ``DEFINITION_WORDS`` words or more. A menu set as a ``dl`` has terms and nothing to say of them;
+    a list of a shop's fields (``swatch``: an address) has values, not sentences.
+    """
+    if terms.tag != "dl":
+        return False
+    seen = defined = said = 0
+    for child in terms:
+        if child.tag == "dt":
+            defined += said >= DEFINITION_CHARS
+            seen, said = seen + 1, 0
+        elif child.tag == "dd" and seen and len(paragraph_text(child).split()) >= DEFINITION_WORDS:
+            said += measures.chars.get(child, 0) - measures.link_chars.get(child, 0)
+    defined += said >= DEFINITION_CHARS
+    return seen > 0 and defined * 2 >= seen
+
+
+DEFINITION_CHARS = 10
+DEFINITION_WORDS = 3
 
 
 TITLES = frozenset({"h1"})

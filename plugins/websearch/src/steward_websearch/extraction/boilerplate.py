@@ -109,7 +109,7 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
                 ):
                     suspects.append((child, named))
                     continue
-            if child.tag not in CODE:
+            if child.tag not in CODE and child.tag not in HEADINGS:
                 stack.append(child)
     family_chars: Counter[frozenset[str]] = Counter()
     for child, named in suspects:

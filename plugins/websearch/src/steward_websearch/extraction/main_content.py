@@ -158,17 +158,19 @@ def main_content(body: Element, *, article: bool = False, title: str = "") -> El
     threshold = max(10.0, scores.get(top, 0) * 0.2)
     label = top.get("class")
     chosen = Element("div")
+    before: Element | None = None
     for sibling in parent:
-        if sibling is top:
-            chosen.append(sibling)
-            continue
         bonus = scores.get(top, 0) * 0.2 if label and sibling.get("class") == label else 0
         if (
-            scores.get(sibling, -1e9) + bonus >= threshold
+            sibling is top
+            or scores.get(sibling, -1e9) + bonus >= threshold
             or worthy_paragraph(sibling, measures)
             or is_data(sibling, measures)
         ):
+            if before is not None and before.tag in HEADINGS and (not len(chosen) or chosen[-1] is not before):
+                chosen.append(before)
             chosen.append(sibling)
+        before = sibling
     lead = _lead(body, chosen, measures, title)
     if lead:
         chosen[:0] = lead

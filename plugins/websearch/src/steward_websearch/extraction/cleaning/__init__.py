@@ -23,11 +23,13 @@ from steward_websearch.extraction.cleaning.furniture import (
     drop_placeholders,
 )
 from steward_websearch.extraction.cleaning.rails import drop_repeated_labels, drop_teasers
+from steward_websearch.extraction.cleaning.threads import drop_posts_furniture
 
 Pass = Callable[..., None]
 """``(content, *, article) -> None``: drops what it finds, in place."""
 
 PASSES: tuple[Pass, ...] = (
+    drop_posts_furniture,
     drop_menus,
     drop_controls,
     drop_line_numbers,

@@ -15,6 +15,7 @@ from steward_websearch.extraction.blocks import (
     Kind,
     holds_the_page,
     is_dated,
+    is_glossary,
     is_prose,
     record_kind,
     worthy_paragraph,
@@ -245,6 +246,8 @@ def _looks_like_boilerplate(
     if element.tag in LISTS and (
         _annotated(element, measures) or _introduced(element, measures) or _one_of_the_headed_lists(element, measures)
     ):
+        return False
+    if is_glossary(element, measures):
         return False
     if weight < 25 and density > 0.33 and not written_link:
         return True

@@ -1,0 +1,134 @@
+"""A thread's posts, read for what their posters wrote: quotes of earlier posts and the posters'
+statistics go; who wrote each post, and when, stay.
+
+A forum thread, a Q&A page, a comment section is a list of records alike (``blocks.record_kind``),
+one per post. Around what the poster wrote, the forum says who wrote it (a name linking to a
+profile, kept: a reader of a thread needs to know who said what), when (kept too), and facts about
+the poster: the date they joined, their message count, their country ("Joined Apr 12, 2008 ·
+Messages 7,909 · England"). A reply also often quotes the post it answers, word for word, and the
+reader then meets the same paragraphs twice or more. WCXB's annotated forum pages leave out both.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from xml.etree.ElementTree import Element
+
+from steward_websearch.extraction.blocks import RECORDS, is_dated, record_kind
+from steward_websearch.extraction.roles import class_words
+from steward_websearch.extraction.tree import Measures, outside_code, paragraph_text, remove_each
+from steward_websearch.extraction.vocabulary import INLINE
+
+POSTERS = frozenset({"user", "author", "poster", "member", "profile", "userinfo", "postprofile"})
+"""Names of the blocks that say who posted."""
+
+PROFILE = re.compile(
+    r"/(?:members?|u|users?|profiles?)/[^/?#]+|member\.php\?|memberlist\.php\?mode=viewprofile"
+    r"|profile\.php\?|[?&](?:u|userid|showuser)=\d",
+    re.IGNORECASE,
+)
+"""Where a link to a poster's profile leads: XenForo's ``/members/ada.12/``, Discourse's ``/u/ada``,
+phpBB's ``memberlist.php?mode=viewprofile``, FluxBB's ``profile.php?id=``. Not a news site's
+``/authors/ada``: a listing of stories links to its writers."""
+
+STATISTICS_CHARS = 300
+"""A poster's statistics say this much at most: a few fields ("Joined: Apr 12, 2008")."""
+
+SENTENCE = re.compile(r"\w{2,}[.!?](?:\s|$)")
+"""A written sentence's end: what a post says, however short ("Thanks, that did it."); fields say none."""
+
+QUOTED_SHARE = 0.6
+"""A quote this much of whose runs of words an earlier post said is a copy of that post."""
+
+RUN = 4
+"""Words in a run: a quote is compared with earlier posts four words at a time, as the corpora score."""
+
+
+def drop_posts_furniture(content: Element, *, article: bool) -> None:
+    """Drop, from the posts of a thread in ``content``, the quotes of earlier posts and the posters'
+    statistics.
+
+    Posts are ``RECORDS`` or more siblings alike (``record_kind``) that each link to their poster's
+    profile (``PROFILE``): a listing's entries, a blog's index of stories with their authors, link
+    to no member's profile and are left alone. A quote of an earlier post is a ``blockquote``
+    ``QUOTED_SHARE`` of whose runs of words an earlier post says (a quote of a source the thread
+    has not seen stays). The poster's statistics are a block named for the poster (``POSTERS``:
+    XenForo's ``message-userExtras``) that does not hold the link to the poster's profile, writes
+    no sentence, says at most ``STATISTICS_CHARS`` and is not the post's date line ("Posted Jan 5,
+    2024" under a block named ``author``; the date they joined comes among fields, in a ``dl``).
+    """
+    posts = [post for post in _posts(content) if any(_links_to_a_profile(anchor) for anchor in post.iter("a"))]
+    if len(posts) < RECORDS:
+        return
+    measures = Measures(content)
+    said: set[tuple[str, ...]] = set()
+    dropped: list[Element] = []
+    for post in posts:
+        dropped.extend(quote for quote in post.iter("blockquote") if _repeats(quote, said))
+        dropped.extend(_statistics(post, measures))
+        said.update(_runs(" ".join(_own_text(post))))
+    remove_each(dropped, measures)
+
+
+def _posts(content: Element) -> Iterator[Element]:
+    """The members of every group of ``RECORDS`` or more siblings alike, in page order."""
+    for parent in outside_code(content):
+        groups: dict[tuple[str, str], list[Element]] = {}
+        for child in parent:
+            kind = record_kind(child)
+            if kind is not None and child.tag != "p":
+                groups.setdefault(kind, []).append(child)
+        for members in groups.values():
+            if len(members) >= RECORDS:
+                yield from members
+
+
+def _statistics(post: Element, measures: Measures) -> Iterator[Element]:
+    stack = list(post)
+    while stack:
+        element = stack.pop()
+        if not isinstance(element.tag, str) or element.tag in ("pre", "code", "blockquote"):
+            continue
+        if _is_statistics(element, measures):
+            yield element
+        else:
+            stack.extend(element)
+
+
+def _is_statistics(element: Element, measures: Measures) -> bool:
+    if element.tag in INLINE or not class_words(element) & POSTERS:
+        return False
+    if not 0 < measures.chars.get(element, 0) <= STATISTICS_CHARS:
+        return False
+    if any(_links_to_a_profile(anchor) for anchor in element.iter("a")):
+        return False
+    if is_dated(element) and next(element.iter("dl"), None) is None:
+        return False
+    return not SENTENCE.search(paragraph_text(element))
+
+
+def _links_to_a_profile(anchor: Element) -> bool:
+    return bool(PROFILE.search(anchor.get("href") or ""))
+
+
+def _repeats(quote: Element, said: set[tuple[str, ...]]) -> bool:
+    runs = _runs(paragraph_text(quote))
+    return bool(runs) and len(runs & said) >= QUOTED_SHARE * len(runs)
+
+
+def _own_text(post: Element) -> Iterator[str]:
+    """The text of ``post`` outside its quotes (a quote's tail is the post's again)."""
+    quotes = list(post.iter("blockquote"))
+    quoted = {id(node) for quote in quotes for node in quote.iter()}
+    inside = {id(node) for quote in quotes for node in quote.iter() if node is not quote}
+    for node in post.iter():
+        if node.text and id(node) not in quoted:
+            yield node.text
+        if node.tail and node is not post and id(node) not in inside:
+            yield node.tail
+
+
+def _runs(text: str) -> set[tuple[str, ...]]:
+    words = re.findall(r"\w+", text.lower())
+    return {tuple(words[i : i + RUN]) for i in range(len(words) - RUN + 1)}
