@@ -1904,3 +1904,20 @@ def test_a_listing_cards_title_named_for_its_header_is_its_title():
     )
     text = markdown(f"<main><h1>Jobs</h1><ul class='jobs'>{cards}</ul></main>")
     assert all(f"Senior engineer {n}" in text for n in range(1, 8))
+
+
+def test_a_guides_headed_section_of_linked_steps_is_content():
+    steps = "".join(
+        f"<li><p><a href='https://tools.example/{n}'>Install the {tool} command line tool</a>.</p></li>"
+        for n, tool in enumerate(["kettle", "descaler", "timer", "thermometer", "scale"])
+    )
+    section = (
+        "<section><h2>Complete the prerequisites</h2><p>Before you send your first message, set up the tools"
+        " this guide uses: the five below, on the computer you will work from. Each takes a minute or two, and"
+        " each installer asks the same questions; the defaults are right for this guide. When all five answer"
+        " to their names in a terminal, go on to the next step.</p>"
+        f"<ul>{steps}</ul></section>"
+    )
+    text = markdown(f"<main><h1>Quickstart</h1>{KETTLE_PROSE * 3}{section}{KETTLE_PROSE}</main>")
+    assert "Before you send your first message" in text
+    assert "Install the thermometer command line tool" in text

@@ -244,17 +244,31 @@ def _looks_like_boilerplate(
     ):
         return True
     if element.tag in LISTS and (
-        _annotated(element, measures) or _introduced(element, measures) or _one_of_the_headed_lists(element, measures)
+        _annotated(element, measures)
+        or _introduced(element, measures)
+        or _one_of_the_headed_lists(element, measures)
+        or _written_items(element, measures)
     ):
         return False
     if is_glossary(element, measures):
         return False
-    if weight < 25 and density > 0.33 and not written_link:
+    if weight < 25 and density > 0.33 and not written_link and not _a_headed_section(element, measures):
         return True
     return weight >= 25 and density > 0.5
 
 
 GALLERY_CHARS_PER_IMAGE = 200
+
+
+def _a_headed_section(element: Element, measures: Measures) -> bool:
+    """A section under its own heading that says ``SECTION_WORDS`` characters or more outside its
+    links: a guide's "Complete the prerequisites", its steps linking to each download. A menu's
+    headings label links and say little else."""
+    unlinked = measures.chars.get(element, 0) - measures.link_chars.get(element, 0)
+    return unlinked >= SECTION_WORDS and holds(element, HEADINGS)
+
+
+SECTION_WORDS = 300
 
 
 def _a_short_sentence(element: Element, text: str) -> bool:
@@ -299,6 +313,15 @@ def _annotated(items: Element, measures: Measures) -> bool:
 
 
 ANNOTATION_CHARS = 10
+
+
+def _written_items(items: Element, measures: Measures) -> bool:
+    """A list whose items are paragraphs, their links inside them: steps a writer set down
+    ("Install and set up ngrok.", each linking to how), not a menu, whose items are their links."""
+    entries = [item for item in items if item.tag == "li" and measures.chars.get(item, 0)]
+    return len(entries) >= 2 and all(
+        enclosing(anchor, "p", measures, within=item) is not None for item in entries for anchor in item.iter("a")
+    )
 
 
 def _introduced(items: Element, measures: Measures) -> bool:
