@@ -47,7 +47,7 @@ def remove_unseen(root: Element) -> None:
     _drop_structural(root, article=False, furniture=False)
 
 
-def remove_boilerplate(root: Element, *, article: bool = False) -> None:
+def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
     """Drop invisible and structural boilerplate, then elements named like boilerplate.
 
     An element named like boilerplate that holds half the page's text is kept: sites wrap whole
@@ -69,16 +69,16 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
     beside them (a link aggregator's story is its thread); ``_drop_structural`` says what else
     changes. Between that structural pass and the class words, the box around a field asking for
     an e-mail address goes (``_drop_sign_up_boxes``), and on an article a caption that is no
-    ``figcaption`` (``drop_unmarked_captions``).
+    ``figcaption`` (``drop_unmarked_captions``). The tree's measures after all of it, for the
+    next step to read.
     """
     fields = _sign_up_fields(root)
     titled = _around(root, lambda element: element.tag == "h1") if fields else set()
-    _drop_structural(root, article=article, furniture=True)
-    measures = Measures(root)
-    boxes_dropped = bool(fields) and _drop_sign_up_boxes(root, fields, titled, measures)
-    captions_dropped = article and drop_unmarked_captions(root, measures)
-    if boxes_dropped or captions_dropped:
-        measures = Measures(root)
+    measures = _drop_structural(root, article=article, furniture=True)
+    if fields:
+        _drop_sign_up_boxes(root, fields, titled, measures)
+    if article:
+        drop_unmarked_captions(root, measures)
     total, prose = measures.chars.get(root, 0), measures.prose_chars.get(root, 0)
     suspects: list[tuple[Element, frozenset[str]]] = []
     stack = [root]
@@ -116,7 +116,7 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
         family_chars[named] += measures.chars.get(child, 0)
     talk_prose = sum(measures.prose_chars.get(child, 0) for child, named in suspects if named & TALK)
     replies_beside_a_story = article and measures.prose_chars.get(root, 0) - talk_prose >= PROSE_CHARS
-    remove_each(
+    gone = remove_each(
         (
             child
             for child, named in suspects
@@ -127,6 +127,8 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> None:
         ),
         measures,
     )
+    measures.recount(gone)
+    return measures
 
 
 FAMILY_SHARE = 0.4
@@ -185,7 +187,7 @@ def _drop_sign_up_boxes(root: Element, fields: list[Element], titled: set[Elemen
             box, node = node, measures.parent.get(node)
         if box is not None:
             boxes.append(box)
-    remove_each(boxes, measures)
+    measures.recount(remove_each(boxes, measures))
     return bool(boxes)
 
 
@@ -205,7 +207,7 @@ def drop_unmarked_captions(root: Element, measures: Measures, *, at_most: float 
     captions = _unmarked_captions(root, measures)
     if sum(measures.chars.get(caption, 0) for caption in captions) > at_most * measures.chars.get(root, 0):
         return False
-    remove_each(captions, measures)
+    measures.recount(remove_each(captions, measures))
     return bool(captions)
 
 
@@ -214,6 +216,11 @@ def _unmarked_captions(root: Element, measures: Measures) -> list[Element]:
     ``CAPTION_CHARS``, beside a picture and holding none."""
     found: list[Element] = []
     for caption in root.iter():
+        classes, identifier = caption.get("class"), caption.get("id")
+        if not (classes and _NAMES_A_CAPTION.search(classes)) and not (
+            identifier and _NAMES_A_CAPTION.search(identifier)
+        ):
+            continue
         parent = measures.parent.get(caption)
         if (
             parent is not None
@@ -228,6 +235,8 @@ def _unmarked_captions(root: Element, measures: Measures) -> list[Element]:
 
 
 CAPTIONS = frozenset({"caption", "credit", "credits", "attribution"})
+_NAMES_A_CAPTION = re.compile("caption|credit|attribution", re.IGNORECASE)
+"""What a class or id naming a caption holds somewhere: most hold none, and are not split into words."""
 CAPTION_CHARS = 300
 
 
@@ -244,7 +253,7 @@ def _read_headings_buttons(root: Element) -> None:
                 button.attrib.pop("class", None)
 
 
-def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
+def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measures:
     """Drop what never renders text, then (``furniture``) the page's furniture, then what is hidden.
 
     A ``noscript`` that asks for JavaScript ("You must enable JavaScript to shop", "You need
@@ -316,7 +325,8 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> None:
             or not _is_written(child, measures)
         )
 
-    drop_where(root, hidden_or_banner)
+    measures.recount(drop_where(root, hidden_or_banner))
+    return measures
 
 
 MENU_LINK_SHARE = 0.5

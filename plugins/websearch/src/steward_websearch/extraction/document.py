@@ -258,12 +258,13 @@ def _html(
         body_element = root
     items = linked_data.json_ld_items(root)
     article = linked_data.declares_an_article(metadata.get("type", ""), linked_data.declared_types(root, items))
+    measures = None
     if main_content_only and drop_furniture:
-        boilerplate.remove_boilerplate(body_element, article=article)
+        measures = boilerplate.remove_boilerplate(body_element, article=article)
     else:
         boilerplate.remove_unseen(body_element)
     content = (
-        main_content.main_content(body_element, article=article, title=metadata.get("title", ""))
+        main_content.main_content(body_element, article=article, title=metadata.get("title", ""), measures=measures)
         if main_content_only
         else None
     )

@@ -91,7 +91,9 @@ SECTIONS_SHARE = 0.35
 ARTICLE_SHARE = 0.2
 
 
-def main_content(body: Element, *, article: bool = False, title: str = "") -> Element | None:
+def main_content(
+    body: Element, *, article: bool = False, title: str = "", measures: Measures | None = None
+) -> Element | None:
     """The element (or a new ``div`` of siblings) holding the main content, or ``None`` for the page.
 
     ``None`` when nothing reads like content, and also when the best candidate holds less than
@@ -110,7 +112,7 @@ def main_content(body: Element, *, article: bool = False, title: str = "") -> El
     of a thread is widened to the thread (``_thread``) once it has passed those tests as itself:
     a product's reviews are records alike too, and the page is more than its reviews.
     """
-    measures = Measures(body)
+    measures = measures or Measures(body)
     scores: dict[Element, float] = {}
     for element in body.iter():
         tag = element.tag

@@ -40,24 +40,32 @@ def flatten_deep(root: Element, max_depth: int = MAX_DEPTH) -> None:
         element.text = " ".join("".join(pieces).split())
 
 
-def drop_where(root: Element, unwanted: Callable[[Element, str], bool]) -> None:
+def drop_where(root: Element, unwanted: Callable[[Element, str], bool]) -> list[Element]:
     """Remove, keeping their tails, the elements ``unwanted(element, tag)`` names (``tag`` is ``""``
     for comments and processing instructions); what is removed is not looked inside. Each parent's
-    children are rebuilt once, so dropping thousands of siblings stays linear."""
+    children are rebuilt once, so dropping thousands of siblings stays linear. The elements removed."""
+    removed: list[Element] = []
+
+    def dropped(child: Element) -> bool:
+        if unwanted(child, child.tag if isinstance(child.tag, str) else ""):
+            removed.append(child)
+            return True
+        return False
+
     stack = [root]
     while stack:
-        parent = stack.pop()
-        stack.extend(
-            _drop_children(parent, lambda child: unwanted(child, child.tag if isinstance(child.tag, str) else ""))
-        )
+        stack.extend(_drop_children(stack.pop(), dropped))
+    return removed
 
 
-def remove_each(elements: Iterable[Element], measures: Measures) -> None:
+def remove_each(elements: Iterable[Element], measures: Measures) -> set[Element]:
     """Remove ``elements``, keeping their tails; one already gone, or inside one that goes, is no
-    matter. Each parent's children are rebuilt once, however many of them go."""
+    matter. Each parent's children are rebuilt once, however many of them go. The elements asked
+    to go (``Measures.recount`` brings the counts up to date after them)."""
     gone = set(elements)
     for parent in {measures.parent[element] for element in gone if element in measures.parent}:
         _drop_children(parent, gone.__contains__)
+    return gone
 
 
 def remove_keeping_tail(parent: Element, child: Element) -> None:
@@ -101,11 +109,15 @@ class Measures:
         self.prose_chars: dict[Element, int] = {}
         self._children: dict[Element, list[Element]] = {}
         self._places: dict[Element, int] = {}
-        chars, link_chars, prose_chars = self.chars, self.link_chars, self.prose_chars
         # every element before its ancestors: ElementTree's own walk (in C), reversed
         order = list(root.iter())
         self.parent: dict[Element, Element] = {child: element for element in order for child in element}
-        for element in reversed(order):
+        self._count(reversed(order))
+
+    def _count(self, elements: Iterable[Element]) -> None:
+        """Count ``elements``, each after the children it holds."""
+        chars, link_chars, prose_chars = self.chars, self.link_chars, self.prose_chars
+        for element in elements:
             text = element.text
             total = len(text.strip()) if text else 0
             links = prose = 0
@@ -120,6 +132,25 @@ class Measures:
             elif tag == "p":
                 prose = total if links < total / 2 else 0
             chars[element], link_chars[element], prose_chars[element] = total, links, prose
+
+    def recount(self, removed: Iterable[Element]) -> None:
+        """Bring the counts up to date after ``removed`` left the tree (``remove_each``,
+        ``drop_where``): only what held them changes, each recounted from the children it has now,
+        nearest first. The same counts a new ``Measures`` of the tree would make, without walking
+        all of it; and the siblings are read anew (``forget_siblings``)."""
+        depth: dict[Element, int] = {}
+        for element in removed:
+            chain = []
+            node = self.parent.get(element)
+            while node is not None and node not in depth:
+                chain.append(node)
+                node = self.parent.get(node)
+            level = depth[node] if node is not None else 0
+            for node in reversed(chain):
+                level += 1
+                depth[node] = level
+        self._count(sorted(depth, key=depth.__getitem__, reverse=True))
+        self.forget_siblings()
 
     def link_density(self, element: Element) -> float:
         chars = self.chars.get(element, 0)

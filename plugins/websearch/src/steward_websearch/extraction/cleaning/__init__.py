@@ -24,9 +24,12 @@ from steward_websearch.extraction.cleaning.furniture import (
 )
 from steward_websearch.extraction.cleaning.rails import drop_repeated_labels, drop_teasers
 from steward_websearch.extraction.cleaning.threads import drop_posts_furniture
+from steward_websearch.extraction.tree import Measures
 
 Pass = Callable[..., None]
-"""``(content, *, article) -> None``: drops what it finds, in place."""
+"""``(content, *, article, measures=None) -> None``: drops what it finds, in place, and leaves
+``measures`` (when given: the content's, up to date) up to date for the next pass, which saves
+each pass measuring the content anew."""
 
 PASSES: tuple[Pass, ...] = (
     drop_posts_furniture,
@@ -46,8 +49,9 @@ PASSES: tuple[Pass, ...] = (
 
 def tidy(content: Element, *, article: bool) -> None:
     """Run every pass of :data:`PASSES` on ``content``, in order."""
+    measures = Measures(content)
     for cleaning_pass in PASSES:
-        cleaning_pass(content, article=article)
+        cleaning_pass(content, article=article, measures=measures)
 
 
 __all__ = ["PASSES", "clean", "tidy"]

@@ -52,7 +52,6 @@ def clean(content: Element, *, article: bool) -> None:
     total = measures.chars.get(content, 0)
     reads_as_article = article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * total
     if reads_as_article and not article and drop_unmarked_captions(content, measures, at_most=CAPTIONS_SHARE):
-        measures = Measures(content)
         total = measures.chars.get(content, 0)
     negative = NEGATIVE - _building_blocks(content, measures)
     alike = _siblings_alike(content, measures)

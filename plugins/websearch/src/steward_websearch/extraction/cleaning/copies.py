@@ -22,7 +22,7 @@ from steward_websearch.extraction.tree import (
 from steward_websearch.extraction.vocabulary import BLOCKS
 
 
-def drop_second_copies(content: Element, *, article: bool) -> None:
+def drop_second_copies(content: Element, *, article: bool, measures: Measures | None = None) -> None:
     """Drop a block that repeats, word for word, a block just before it: one description in a copy
     per screen size; and a preview of a block that follows it whole.
 
@@ -36,7 +36,7 @@ def drop_second_copies(content: Element, *, article: bool) -> None:
     says the first part of another block, cut (``…``, "(more)"): the answer a reader expands to
     read whole is kept whole, once.
     """
-    measures = Measures(content)
+    measures = measures or Measures(content)
     by_length: dict[int, list[Element]] = {}
     by_opening: dict[str, list[Element]] = {}
     for element in outside_code(content):
@@ -57,7 +57,7 @@ def drop_second_copies(content: Element, *, article: bool) -> None:
     for blocks in by_opening.values():
         if len(blocks) > 1:
             copies.extend(_previews(blocks, measures))
-    remove_each(copies, measures)
+    measures.recount(remove_each(copies, measures))
 
 
 def _previews(blocks: list[Element], measures: Measures) -> Iterator[Element]:
@@ -125,7 +125,7 @@ def _near(first: Element, second: Element, measures: Measures) -> bool:
     return False
 
 
-def drop_before_title(content: Element, *, article: bool) -> None:
+def drop_before_title(content: Element, *, article: bool, measures: Measures | None = None) -> None:
     """Drop what the content holds above its title, the one ``h1``: the header of the page around it.
 
     Breadcrumbs, promotion bars, "Deliver to" and sale banners sit above the title inside the
@@ -137,7 +137,7 @@ def drop_before_title(content: Element, *, article: bool) -> None:
     titles = list(content.iter("h1"))
     if len(titles) != 1:
         return
-    measures = Measures(content)
+    measures = measures or Measures(content)
     blocks: list[Element] = []
     node = measures.parent.get(titles[0])
     while node is not None and node is not content:
@@ -152,11 +152,14 @@ def drop_before_title(content: Element, *, article: bool) -> None:
     )
     if before > BEFORE_TITLE_SHARE * measures.chars.get(content, 0):
         return
+    removed: list[Element] = []
     for block in blocks:
         parent = measures.parent[block]
         parent.text = None
         for sibling in _preceding(block, measures):
             parent.remove(sibling)
+            removed.append(sibling)
+    measures.recount([*blocks, *removed])
 
 
 BEFORE_TITLE_SHARE = 0.1
@@ -167,7 +170,7 @@ def _preceding(element: Element, measures: Measures) -> list[Element]:
     return siblings[: siblings.index(element)]
 
 
-def drop_closing_labels(content: Element, *, article: bool) -> None:
+def drop_closing_labels(content: Element, *, article: bool, measures: Measures | None = None) -> None:
     """Drop the labels that close the content but head nothing: a comments section's ("Comments",
     "3 Kommentare", "Leave a reply", "Be the first to comment": ``CLOSING_LABEL``) whose comments
     are gone with the furniture or were never loaded (a script's comments widget, left empty).
@@ -186,7 +189,9 @@ def drop_closing_labels(content: Element, *, article: bool) -> None:
         )
         if last is None or not _closes(last, content, parents):
             return
-        drop_where(content, lambda child, tag, label=last: child is label)
+        removed = drop_where(content, lambda child, tag, label=last: child is label)
+        if measures is not None:
+            measures.recount(removed)
 
 
 def _closes(label: Element, content: Element, parents: dict[Element, Element]) -> bool:

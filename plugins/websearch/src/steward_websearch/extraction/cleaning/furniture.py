@@ -17,7 +17,7 @@ from steward_websearch.extraction.tree import (
 from steward_websearch.extraction.vocabulary import BLOCKS, INLINE, LISTS
 
 
-def drop_menus(content: Element, *, article: bool) -> None:
+def drop_menus(content: Element, *, article: bool, measures: Measures | None = None) -> None:
     """Drop menus: a list of links whose items hold lists of links, a site's sections and their pages.
 
     Navigation not marked as such (a hero's "choose a service" dropdown, a mega menu in plain
@@ -27,12 +27,12 @@ def drop_menus(content: Element, *, article: bool) -> None:
     """
     if not any(_nests_a_list(items) for tag in LISTS for items in content.iter(tag)):
         return
-    measures = Measures(content)
+    measured = measures or Measures(content)
 
     def menu(child: Element, tag: str) -> bool:
-        return tag in LISTS and measures.link_density(child) >= NESTED_MENU_LINK_SHARE and _nests_a_list(child)
+        return tag in LISTS and measured.link_density(child) >= NESTED_MENU_LINK_SHARE and _nests_a_list(child)
 
-    drop_where(content, menu)
+    measured.recount(drop_where(content, menu))
 
 
 def _nests_a_list(items: Element) -> bool:
@@ -42,7 +42,7 @@ def _nests_a_list(items: Element) -> bool:
 NESTED_MENU_LINK_SHARE = 0.9
 
 
-def drop_credits(content: Element, *, article: bool) -> None:
+def drop_credits(content: Element, *, article: bool, measures: Measures | None = None) -> None:
     """Drop picture credits set as lines of the text: "Photo: AP", "Titelbild: …", "Crédits photos : …".
 
     Captions go with the furniture; a credit the editor typed as a line of the story ("Bild via
@@ -52,15 +52,16 @@ def drop_credits(content: Element, *, article: bool) -> None:
     """
     if not CREDIT_ANYWHERE.search("".join(content.itertext()).lower()):
         return
-    measures = Measures(content)
-    drop_where(
+    measured = measures or Measures(content)
+    removed = drop_where(
         content,
         lambda child, tag: (
             tag in CREDIT_TAGS
-            and 0 < measures.chars.get(child, 0) <= CREDIT_CHARS
+            and 0 < measured.chars.get(child, 0) <= CREDIT_CHARS
             and bool(CREDIT.match(paragraph_text(child)))
         ),
     )
+    measured.recount(removed)
 
 
 CREDIT_LABEL = (
@@ -75,7 +76,7 @@ CREDIT_CHARS = 100
 CREDIT_TAGS = frozenset({"p", "div", "span", "small", "em", "figcaption"})
 
 
-def drop_controls(content: Element, *, article: bool) -> None:
+def drop_controls(content: Element, *, article: bool, measures: Measures | None = None) -> None:
     """Drop links and spans drawn as buttons (``btn``, ``button``): controls, as ``button`` elements
     are; and what asks the reader to act rather than says anything (``ASKS``), a block of one such
     sentence: a prompt to sign in before acting ("You must log in to answer this question.",
@@ -88,12 +89,14 @@ def drop_controls(content: Element, *, article: bool) -> None:
     Done last, on the content already chosen: taken out earlier, the links they are would no
     longer count in the link density that tells a rail of other stories from the story.
     """
-    drop_where(
+    removed = drop_where(
         content,
         lambda child, tag: (
             (tag in ("a", "span") and bool(class_words(child) & CONTROLS)) or _asks_the_reader(child, tag)
         ),
     )
+    if measures is not None:
+        measures.recount(removed)
 
 
 def _asks_the_reader(element: Element, tag: str) -> bool:
@@ -151,7 +154,7 @@ ASKING_TAGS = frozenset({"p", "div", "span", "h2", "h3", "h4", "h5", "h6", "li",
 ASKING_CHARS = 160
 
 
-def drop_line_numbers(content: Element, *, article: bool) -> None:
+def drop_line_numbers(content: Element, *, article: bool, measures: Measures | None = None) -> None:
     """Drop the column of line numbers a highlighter sets beside a code block (Pygments'
     ``linenos``, Chroma's ``lntd``): a ``pre`` that only counts, 1, 2, 3…, in a table row whose
     other ``pre`` holds more than numbers. Kept, the count reads as a block of code of its own."""
@@ -164,14 +167,16 @@ def drop_line_numbers(content: Element, *, article: bool) -> None:
         if _numbers(words) and all(int(after) == int(before) + 1 for before, after in itertools.pairwise(words))
     }
     if gutters:
-        drop_where(content, lambda child, tag: child in gutters)
+        removed = drop_where(content, lambda child, tag: child in gutters)
+        if measures is not None:
+            measures.recount(removed)
 
 
 def _numbers(words: list[str]) -> bool:
     return bool(words) and all(word.isdecimal() for word in words)
 
 
-def drop_placeholders(content: Element, *, article: bool) -> None:
+def drop_placeholders(content: Element, *, article: bool, measures: Measures | None = None) -> None:
     """Drop placeholders: "Loading…", and the template's filler text ("Lorem ipsum dolor sit amet…").
 
     "Loading…" is what a page shows until its script puts the real thing there: a reader who waits
@@ -184,17 +189,19 @@ def drop_placeholders(content: Element, *, article: bool) -> None:
     """
     said = "".join(content.itertext()).lower()
     if PLACEHOLDER_ANYWHERE.search(said):
-        drop_where(
+        removed = drop_where(
             content,
             lambda child, tag: (
                 tag in PLACEHOLDER_TAGS and not len(child) and bool(PLACEHOLDER.fullmatch((child.text or "").strip()))
             ),
         )
+        if measures is not None:
+            measures.recount(removed)
     if "lorem ipsum" in said:
-        measures = Measures(content)
+        measured = measures or Measures(content)
         filler = [element for element in content.iter() if _is_filler(element)]
-        if sum(measures.chars.get(element, 0) for element in filler) < FILLER_SHARE * measures.chars.get(content, 0):
-            remove_each(filler, measures)
+        if sum(measured.chars.get(element, 0) for element in filler) < FILLER_SHARE * measured.chars.get(content, 0):
+            measured.recount(remove_each(filler, measured))
 
 
 def _is_filler(element: Element) -> bool:

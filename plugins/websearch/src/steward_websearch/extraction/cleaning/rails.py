@@ -26,7 +26,7 @@ from steward_websearch.extraction.tree import (
 from steward_websearch.extraction.vocabulary import BLOCKS
 
 
-def drop_teasers(content: Element, *, article: bool) -> None:
+def drop_teasers(content: Element, *, article: bool, measures: Measures | None = None) -> None:
     """Drop a line that points to another story: "Related: <link>", "READ MORE: <link>", "Watch: <link>".
 
     News and blog templates put them between the paragraphs of a story; they are the headlines of
@@ -40,8 +40,8 @@ def drop_teasers(content: Element, *, article: bool) -> None:
     news": ``RAIL_SECTIONS``) is a rail beside a story (an article, declared, or content that is
     mostly paragraphs); on a listing or a home page it is what the page lists, and stays.
     """
-    measures = Measures(content)
-    drop_where(
+    measures = measures or Measures(content)
+    teasers = drop_where(
         content,
         lambda child, tag: (
             tag in TEASER_TAGS
@@ -70,7 +70,7 @@ def drop_teasers(content: Element, *, article: bool) -> None:
                 rail.append(sibling)
             if rail or last:
                 rails += [child, *rail]
-    remove_each(rails, measures)
+    measures.recount([*teasers, *remove_each(rails, measures)])
 
 
 def _is_cards(element: Element, measures: Measures) -> bool:
@@ -119,7 +119,7 @@ TEASER_CHARS = 200
 TEASER_TAGS = frozenset({"p", "div", "li", "h2", "h3", "h4", "h5", "h6"})
 
 
-def drop_repeated_labels(content: Element, *, article: bool) -> None:
+def drop_repeated_labels(content: Element, *, article: bool, measures: Measures | None = None) -> None:
     """Drop short texts the page's template repeats: the "Joined", "Reply" and "Add to cart" of every post or item.
 
     A label that stands beside every post or product of a listing is furniture of the template,
@@ -129,7 +129,7 @@ def drop_repeated_labels(content: Element, *, article: bool) -> None:
     with a figure beside every poster's name ("Posts: 138", "Joined: 4 Jul 2012") goes the same way
     (``POSTERS_FIGURE``, ``_beside_a_poster``), though no two of its lines are alike.
     """
-    measures = Measures(content)
+    measures = measures or Measures(content)
     seen: dict[str, list[Element]] = {}
     figures: dict[str, list[Element]] = {}
     for element in outside_code(content):
@@ -148,7 +148,7 @@ def drop_repeated_labels(content: Element, *, article: bool) -> None:
     for elements in figures.values():
         if len(elements) >= LABEL_REPEATS:
             repeated.extend(element for element in elements if _beside_a_poster(element, measures))
-    remove_each(repeated, measures)
+    measures.recount(remove_each(repeated, measures))
 
 
 def _beside_a_poster(element: Element, measures: Measures) -> bool:

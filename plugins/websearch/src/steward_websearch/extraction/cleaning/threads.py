@@ -45,7 +45,7 @@ RUN = 4
 """Words in a run: a quote is compared with earlier posts four words at a time, as the corpora score."""
 
 
-def drop_posts_furniture(content: Element, *, article: bool) -> None:
+def drop_posts_furniture(content: Element, *, article: bool, measures: Measures | None = None) -> None:
     """Drop, from the posts of a thread in ``content``, the quotes of earlier posts and the posters'
     statistics.
 
@@ -61,14 +61,14 @@ def drop_posts_furniture(content: Element, *, article: bool) -> None:
     posts = [post for post in _posts(content) if any(_links_to_a_profile(anchor) for anchor in post.iter("a"))]
     if len(posts) < RECORDS:
         return
-    measures = Measures(content)
+    measures = measures or Measures(content)
     said: set[tuple[str, ...]] = set()
     dropped: list[Element] = []
     for post in posts:
         dropped.extend(quote for quote in post.iter("blockquote") if _repeats(quote, said))
         dropped.extend(_statistics(post, measures))
         said.update(_runs(" ".join(_own_text(post))))
-    remove_each(dropped, measures)
+    measures.recount(remove_each(dropped, measures))
 
 
 def _posts(content: Element) -> Iterator[Element]:

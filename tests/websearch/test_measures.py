@@ -1,0 +1,78 @@
+"""``tree.Measures`` kept up to date as the tree is cut: ``recount`` gives the counts a new
+``Measures`` would, and the cleaning passes sharing one leave it as they found it, true."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from steward_websearch.extraction import boilerplate, cleaning, document, parse
+from steward_websearch.extraction.tree import Measures, drop_where, remove_each
+
+CORPORA = Path(__file__).parent / "data" / "extraction"
+
+
+def counts(measures: Measures, root) -> list[tuple[int, int, int]]:
+    return [(measures.chars[e], measures.link_chars[e], measures.prose_chars[e]) for e in root.iter()]
+
+
+def tree():
+    return parse.parse_html(
+        "<body><div id='a'>lead <p>One <a href='/x'>link</a> and words enough.</p> tail text"
+        "<div id='b'><p>Inside <b>bold</b></p><span>gone</span> after gone</div></div>"
+        "<p><a href='/y'>all a link</a></p><ul><li>first</li><li>second</li></ul></body>"
+    ).find("body")
+
+
+def test_recount_after_remove_each_is_a_new_measure():
+    body = tree()
+    measures = Measures(body)
+    doomed = [body.find(".//span"), body.find("ul")[0], body.find("p")]
+    measures.recount(remove_each(doomed, measures))
+    assert counts(measures, body) == counts(Measures(body), body)
+    whole = tree()
+    assert measures.chars[body] < Measures(whole).chars[whole]
+
+
+def test_recount_after_drop_where_is_a_new_measure_and_drop_where_says_what_went():
+    body = tree()
+    measures = Measures(body)
+    removed = drop_where(body, lambda element, tag: tag in ("a", "b"))
+    assert sorted(element.tag for element in removed) == ["a", "a", "b"]
+    measures.recount(removed)
+    assert counts(measures, body) == counts(Measures(body), body)
+    assert measures.link_chars[body] == 0
+
+
+@pytest.mark.parametrize("corpus", ["scrapinghub", "wcxb-dev"])
+def test_the_passes_sharing_one_measure_keep_it_true_on_the_corpora(corpus, monkeypatch):
+    """After each pass, the shared measure counts what a new one would, element by element."""
+    folder = CORPORA / corpus
+    truth = json.loads((folder / "ground-truth.json").read_text())
+    checked: list[str] = []
+
+    def tidy(content, *, article):
+        measures = Measures(content)
+        for cleaning_pass in cleaning.PASSES:
+            cleaning_pass(content, article=article, measures=measures)
+            assert counts(measures, content) == counts(Measures(content), content), cleaning_pass.__name__
+        checked.append(content.tag)
+
+    monkeypatch.setattr(document.cleaning, "tidy", tidy)
+    for key in sorted(truth):
+        body = gzip.decompress((folder / "html" / f"{key}.html.gz").read_bytes())
+        document.extract(body, url=truth[key]["url"], content_type="text/html")
+    assert len(checked) >= len(truth)
+
+
+@pytest.mark.parametrize("corpus", ["scrapinghub", "wcxb-dev"])
+def test_the_measure_boilerplate_hands_on_is_true(corpus):
+    folder = CORPORA / corpus
+    truth = json.loads((folder / "ground-truth.json").read_text())
+    for key in sorted(truth):
+        source = document.decode(gzip.decompress((folder / "html" / f"{key}.html.gz").read_bytes()), None, html=True)
+        body = parse.parse_html(source).find("body")
+        measures = boilerplate.remove_boilerplate(body, article=key.endswith("1"))
+        assert counts(measures, body) == counts(Measures(body), body), key
