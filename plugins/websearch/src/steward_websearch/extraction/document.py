@@ -269,7 +269,7 @@ def _html(
         else None
     )
     if content is None:
-        content = main_content.landmark(body_element) if main_content_only else body_element
+        content = main_content.landmark(body_element, measures) if main_content_only else body_element
     else:
         cleaning.clean(content, article=article)
         product.add_buy_box(items, body_element, content)

@@ -111,6 +111,9 @@ def main_content(
     whose class says ``text``) is never the candidate, its block is. A candidate that is one post
     of a thread is widened to the thread (``_thread``) once it has passed those tests as itself:
     a product's reviews are records alike too, and the page is more than its reviews.
+
+    ``measures`` are the body's as it stands, when the caller has them (``remove_boilerplate``
+    hands them on): measuring a page costs as much as some of the passes over it.
     """
     measures = measures or Measures(body)
     scores: dict[Element, float] = {}
@@ -297,9 +300,9 @@ def _named_below(element: Element, within: Element, words: frozenset[str], measu
     return False
 
 
-def landmark(body: Element) -> Element:
+def landmark(body: Element, measures: Measures | None = None) -> Element:
     """The page's ``main`` landmark when it holds the page's content, else ``body``."""
-    return _main_landmark(body, Measures(body)) or body
+    return _main_landmark(body, measures or Measures(body)) or body
 
 
 def _main_landmark(body: Element, measures: Measures) -> Element | None:
