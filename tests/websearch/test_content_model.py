@@ -1921,3 +1921,21 @@ def test_a_guides_headed_section_of_linked_steps_is_content():
     text = markdown(f"<main><h1>Quickstart</h1>{KETTLE_PROSE * 3}{section}{KETTLE_PROSE}</main>")
     assert "Before you send your first message" in text
     assert "Install the thermometer command line tool" in text
+
+
+def test_a_menu_folded_in_a_closed_disclosure_goes_and_a_folded_answer_stays():
+    languages = "".join(f"<a href='/trending?language={n}'>Language number {n}</a>" for n in range(40))
+    menu = f"<details class='select-menu'><summary>Spoken language: Any</summary><div>{languages}</div></details>"
+    answer = (
+        "<details><summary>How often should I descale?</summary><p>Every month in hard water, every three"
+        " months in soft water; sooner when the kettle starts to rumble.</p></details>"
+    )
+    repositories = "".join(
+        f"<article class='row'><h2><a href='/owner/repo{n}'>owner / repo{n}</a></h2><p>A library number {n} that"
+        " descales kettles from the command line, with a plugin for every brand of kettle.</p></article>"
+        for n in range(8)
+    )
+    text = markdown(f"<main><h1>Trending</h1>{menu}{repositories}{answer}</main>")
+    assert "Language number 7" not in text
+    assert "every three months in soft water" in text
+    assert "A library number 5" in text

@@ -312,6 +312,8 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measur
     banners = _banners(root, measures) if furniture else set()
 
     def hidden_or_banner(child: Element, tag: str) -> bool:
+        if _folded(child, tag, measures) and measures.link_density(child) > MENU_LINK_SHARE:
+            return True
         if child not in banners and (
             not is_hidden(child)
             or is_prose(child, measures)
@@ -330,6 +332,15 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measur
 
 
 MENU_LINK_SHARE = 0.5
+
+
+def _folded(element: Element, tag: str, measures: Measures) -> bool:
+    """Folded away in a closed disclosure: a ``details`` without ``open`` shows its ``summary`` and
+    nothing else until the reader opens it. Readers open an FAQ's answers and a reference's
+    details, which stay; a menu folded so (GitHub's hundreds of languages to filter a list by,
+    ``MENU_LINK_SHARE`` links) is navigation waiting for a click, and goes."""
+    parent = measures.parent.get(element)
+    return tag != "summary" and parent is not None and parent.tag == "details" and parent.get("open") is None
 
 
 def _is_written(element: Element, measures: Measures) -> bool:
