@@ -1939,3 +1939,18 @@ def test_a_menu_folded_in_a_closed_disclosure_goes_and_a_folded_answer_stays():
     assert "Language number 7" not in text
     assert "every three months in soft water" in text
     assert "A library number 5" in text
+
+
+def test_every_tab_of_an_install_command_is_kept():
+    tabs = "".join(
+        f"<div id='tab-panel-{n}' role='tabpanel'{' hidden' if n else ''}><pre><code>{tool} create kettle-app</code>"
+        "</pre></div>"
+        for n, tool in enumerate(["npm", "yarn", "pnpm"])
+    )
+    tablist = (
+        "<ul role='tablist'>" + "".join(f"<li><a href='#tab-panel-{n}'>tab {n}</a></li>" for n in range(3)) + "</ul>"
+    )
+    page = f"<main><h1>Create a project</h1>{KETTLE_PROSE * 2}<div class='tabs'>{tablist}{tabs}</div></main>"
+    text = markdown(page)
+    assert "yarn create kettle-app" in text
+    assert "pnpm create kettle-app" in text

@@ -405,7 +405,8 @@ class _Panels:
 def _is_panel(element: Element, panels: _Panels, measures: Measures) -> bool:
     """A hidden panel a reader opens: an accordion's answer, a tab's content; not a menu, not a modal.
 
-    It is one when a control names it or the one element it wraps (``aria-controls``), when a
+    It is one when it says so (``role="tabpanel"``: a tab's content, the ``yarn`` beside the
+    ``npm`` of an install command), when a control names it or the one element it wraps (``aria-controls``), when a
     sibling alike (same tag, same first class) is shown and says something else (the tab that is
     open, the slide on screen), or when it follows a question ("What is an online certificate?",
     the FAQ's answer under it). A panel of links is a menu (``MENU_LINK_SHARE``); one named a
@@ -415,6 +416,8 @@ def _is_panel(element: Element, panels: _Panels, measures: Measures) -> bool:
         return False
     if class_words(element) & OVERLAYS:
         return False
+    if (element.get("role") or "").strip().lower() == "tabpanel":
+        return True
     if element.get("id") in panels.controlled or (len(element) == 1 and element[0].get("id") in panels.controlled):
         return True
     parent = measures.parent.get(element)
