@@ -409,8 +409,9 @@ def _is_panel(element: Element, panels: _Panels, measures: Measures) -> bool:
     ``npm`` of an install command), when a control names it or the one element it wraps
     (``aria-controls``), when a sibling alike (same tag, same first class) is shown and says
     something else (the tab that is open, the slide on screen), or when it follows a question
-    ("What is an online certificate?", the FAQ's answer under it). A panel of links is a menu (``MENU_LINK_SHARE``); one named a
-    modal or an overlay waits to interrupt the reader, not to be read; both go with what is hidden.
+    ("What is an online certificate?", the FAQ's answer under it). A panel of links is a menu
+    (``MENU_LINK_SHARE``); one named a modal or an overlay waits to interrupt the reader, not to be
+    read; both go with what is hidden.
     """
     if not measures.chars.get(element, 0) or measures.link_density(element) > MENU_LINK_SHARE:
         return False
