@@ -285,3 +285,37 @@ def test_the_first_address_of_the_extraction_api_exports_the_same_names():
     assert first.__all__ == library.__all__
     for name in library.__all__:
         assert getattr(first, name) is getattr(library, name)
+
+
+def test_the_cycle_collector_pauses_while_a_page_is_read_and_runs_again_after(monkeypatch):
+    import gc
+
+    from steward_websearch.extraction import document as document_module
+
+    seen: list[bool] = []
+    read = document_module._html
+
+    def reading(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(document_module, "_html", reading)
+    page = b"<html><body><main><h1>Kettles</h1><p>A kettle boils water, and this one quietly.</p></main></body></html>"
+    assert gc.isenabled()
+    extract(page, url="https://site.example/", content_type="text/html")
+    assert seen == [False], "no collection walks the tree while it is read"
+    assert gc.isenabled(), "and the collector runs again afterwards"
+    gc.disable()
+    try:
+        extract(page, url="https://site.example/", content_type="text/html")
+        assert not gc.isenabled(), "a collector paused by someone else stays paused"
+    finally:
+        gc.enable()
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("the page could not be read")
+
+    monkeypatch.setattr(document_module, "_html", failing)
+    with pytest.raises(RuntimeError):
+        extract(page, url="https://site.example/", content_type="text/html")
+    assert gc.isenabled(), "a page that fails leaves the collector running"

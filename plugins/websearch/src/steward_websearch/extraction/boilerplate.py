@@ -281,7 +281,10 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measur
     shop's scripts read, a thumbnail's address per colour, can hold half the page too), and tabs
     and accordions hide descriptions and specifications the same way (a hidden element that is
     prose, few of its words links, or that holds a table of figures, or a panel the reader opens:
-    ``_is_panel``).
+    ``_is_panel``). What a closed ``details`` folds away (all but its ``summary``) is read as the
+    reader who opens it reads it, an FAQ's answers, a reference's details; a menu folded so
+    (``MENU_LINK_SHARE`` links or more: GitHub's hundreds of languages to filter a list by) is
+    navigation waiting for a click, and goes.
     """
     panels = _Panels()
     panels.read_controls(root)
@@ -311,9 +314,19 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measur
     total = measures.chars.get(root, 0)
     banners = _banners(root, measures) if furniture else set()
 
+    folded_menus = {
+        child
+        for details in root.iter("details")
+        if details.get("open") is None
+        for child in details
+        if child.tag != "summary" and measures.link_density(child) > MENU_LINK_SHARE
+    }
+
     def hidden_or_banner(child: Element, tag: str) -> bool:
-        if _folded(child, tag, measures) and measures.link_density(child) > MENU_LINK_SHARE:
+        if child in folded_menus:
             return True
+        if not child.attrib and child not in banners:
+            return False
         if child not in banners and (
             not is_hidden(child)
             or is_prose(child, measures)
@@ -332,15 +345,6 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measur
 
 
 MENU_LINK_SHARE = 0.5
-
-
-def _folded(element: Element, tag: str, measures: Measures) -> bool:
-    """Folded away in a closed disclosure: a ``details`` without ``open`` shows its ``summary`` and
-    nothing else until the reader opens it. Readers open an FAQ's answers and a reference's
-    details, which stay; a menu folded so (GitHub's hundreds of languages to filter a list by,
-    ``MENU_LINK_SHARE`` links) is navigation waiting for a click, and goes."""
-    parent = measures.parent.get(element)
-    return tag != "summary" and parent is not None and parent.tag == "details" and parent.get("open") is None
 
 
 def _is_written(element: Element, measures: Measures) -> bool:
