@@ -61,6 +61,15 @@ def record_kind(element: Element) -> Kind | None:
     return (element.tag, classes[0]) if classes else None
 
 
+MEMBER_PROFILE = re.compile(
+    r"/(?:members?|u|users?|profiles?)/[^/?#]+|member\.php\?|memberlist\.php\?mode=viewprofile"
+    r"|profile\.php\?|[?&](?:u|userid|showuser)=\d",
+    re.IGNORECASE,
+)
+"""Where a link to a forum member's profile leads: XenForo's ``/members/ada.12/``, Discourse's
+``/u/ada``, phpBB's ``memberlist.php?mode=viewprofile``, FluxBB's ``profile.php?id=``."""
+
+
 RECORDS = 3
 """Siblings alike that make records (a thread's posts, a listing's entries) at least: two is a pair."""
 

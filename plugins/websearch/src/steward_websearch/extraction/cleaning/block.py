@@ -9,6 +9,7 @@ from xml.etree.ElementTree import Element
 
 from steward_websearch.extraction.blocks import (
     FAMILY_CHARS,
+    MEMBER_PROFILE,
     PROSE_SHARE,
     RECORDS,
     TITLES,
@@ -188,11 +189,8 @@ def _in_a_record(element: Element, records: set[Element], measures: Measures) ->
 POSTER_CHARS = 200
 
 
-PROFILE = re.compile(
-    r"/(?:members?|u|users?|profiles?|authors?)/[^/?#]+|member\.php\?|memberlist\.php\?mode=viewprofile"
-    r"|[?&](?:u|userid|showuser)=\d",
-    re.IGNORECASE,
-)
+PROFILE = re.compile(r"/authors?/[^/?#]+|" + MEMBER_PROFILE.pattern, re.IGNORECASE)
+"""A member's profile, or a writer's page (``/authors/ada``): who a short block in a record names."""
 
 
 def _looks_like_boilerplate(

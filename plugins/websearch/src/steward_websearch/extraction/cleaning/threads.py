@@ -15,22 +15,13 @@ import re
 from collections.abc import Iterator
 from xml.etree.ElementTree import Element
 
-from steward_websearch.extraction.blocks import RECORDS, is_dated, record_kind
+from steward_websearch.extraction.blocks import MEMBER_PROFILE, RECORDS, is_dated, record_kind
 from steward_websearch.extraction.roles import class_words
 from steward_websearch.extraction.tree import Measures, outside_code, paragraph_text, remove_each
 from steward_websearch.extraction.vocabulary import INLINE
 
 POSTERS = frozenset({"user", "author", "poster", "member", "profile", "userinfo", "postprofile"})
 """Names of the blocks that say who posted."""
-
-PROFILE = re.compile(
-    r"/(?:members?|u|users?|profiles?)/[^/?#]+|member\.php\?|memberlist\.php\?mode=viewprofile"
-    r"|profile\.php\?|[?&](?:u|userid|showuser)=\d",
-    re.IGNORECASE,
-)
-"""Where a link to a poster's profile leads: XenForo's ``/members/ada.12/``, Discourse's ``/u/ada``,
-phpBB's ``memberlist.php?mode=viewprofile``, FluxBB's ``profile.php?id=``. Not a news site's
-``/authors/ada``: a listing of stories links to its writers."""
 
 STATISTICS_CHARS = 300
 """A poster's statistics say this much at most: a few fields ("Joined: Apr 12, 2008")."""
@@ -50,13 +41,14 @@ def drop_posts_furniture(content: Element, *, article: bool, measures: Measures 
     statistics.
 
     Posts are ``RECORDS`` or more siblings alike (``record_kind``) that each link to their poster's
-    profile (``PROFILE``): a listing's entries, a blog's index of stories with their authors, link
-    to no member's profile and are left alone. A quote of an earlier post is a ``blockquote``
-    ``QUOTED_SHARE`` of whose runs of words an earlier post says (a quote of a source the thread
-    has not seen stays). The poster's statistics are a block named for the poster (``POSTERS``:
-    XenForo's ``message-userExtras``) that does not hold the link to the poster's profile, writes
-    no sentence, says at most ``STATISTICS_CHARS`` and is not the post's date line ("Posted Jan 5,
-    2024" under a block named ``author``; the date they joined comes among fields, in a ``dl``).
+    profile (``MEMBER_PROFILE``): a listing's entries, a blog's index of stories with their
+    authors (``/authors/ada``), link to no member's profile and are left alone. A quote of an
+    earlier post is a ``blockquote`` ``QUOTED_SHARE`` of whose runs of words an earlier post says
+    (a quote of a source the thread has not seen stays). The poster's statistics are a block named
+    for the poster (``POSTERS``: XenForo's ``message-userExtras``) that does not hold the link to
+    the poster's profile, writes no sentence, says at most ``STATISTICS_CHARS`` and is not the
+    post's date line ("Posted Jan 5, 2024" under a block named ``author``; the date they joined
+    comes among fields, in a ``dl``).
     """
     posts = [post for post in _posts(content) if any(_links_to_a_profile(anchor) for anchor in post.iter("a"))]
     if len(posts) < RECORDS:
@@ -109,7 +101,7 @@ def _is_statistics(element: Element, measures: Measures) -> bool:
 
 
 def _links_to_a_profile(anchor: Element) -> bool:
-    return bool(PROFILE.search(anchor.get("href") or ""))
+    return bool(MEMBER_PROFILE.search(anchor.get("href") or ""))
 
 
 def _repeats(quote: Element, said: set[tuple[str, ...]]) -> bool:
