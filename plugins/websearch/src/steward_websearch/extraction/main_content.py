@@ -3,10 +3,12 @@
 The rules are the well-tried ones of Arc90's Readability, kept general (nothing site-specific):
 score every paragraph (length, commas) into its ancestors; discount link-heavy candidates; take
 the best candidate, widened to the thread, the family of sections or the declared body it belongs
-to, with its worthy siblings and the standfirst above it. Around it, ``boilerplate`` drops what
-is invisible or named like boilerplate before the scores are counted, and ``cleaning`` drops,
-inside the chosen block, what looks like lists of links, rails, bylines or galleries. Text and
-link lengths are measured once per tree, bottom-up (``tree.Measures``), so every pass stays linear.
+to, with its worthy siblings (a table of figures, a glossary; each with the heading right before
+it) and the standfirst above it. Around it, ``boilerplate`` drops what is invisible or named like
+boilerplate before the scores are counted, and ``cleaning`` drops, inside the chosen block, what
+looks like lists of links, rails, bylines or galleries. Text and link lengths are measured once
+per tree, bottom-up (``tree.Measures``), and kept true as the tree is cut (``Measures.recount``),
+so every pass stays linear.
 """
 
 from __future__ import annotations
