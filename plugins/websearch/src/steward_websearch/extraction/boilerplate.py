@@ -59,9 +59,11 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
     to ``h6``, few of its words links: a landing page's ``SectionHeader`` holding "Customers growing
     with us" and its standfirst); prose under ``comment`` or ``related`` is not. A heading named
     for the code it holds (``SIGNATURES``: rustdoc's ``code-header`` over each function) is not
-    named for the layout at all. A block that holds most of the page's prose is the story whatever
-    its name (``_is_the_story``); the cookie prompt (``CONSENT``) never is, however long its vendor
-    list, unless it holds the page's title or says content (a cookie policy). Forms are kept
+    named for the layout at all, and what a heading holds is its text, never looked at by name (a
+    job card's ``listing__header__title__text``). A block that holds most of the page's prose is
+    the story whatever its name (``_is_the_story``); the cookie prompt (``CONSENT``) never is,
+    however long its vendor list, unless it holds the page's title or says content (a cookie
+    policy). Forms are kept
     (ASP.NET pages put everything inside one); their controls are not. ``article`` is whether the
     page declares itself one: then a block named for other pages' content (``ELSEWHERE``: related,
     recommended) goes however much it holds (a news site's carousel of other stories can be longer

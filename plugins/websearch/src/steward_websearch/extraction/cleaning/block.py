@@ -258,14 +258,14 @@ GALLERY_CHARS_PER_IMAGE = 200
 
 
 def _a_headed_section(element: Element, measures: Measures) -> bool:
-    """A section under its own heading that says ``SECTION_WORDS`` characters or more outside its
+    """A section under its own heading that says ``SECTION_CHARS`` characters or more outside its
     links: a guide's "Complete the prerequisites", its steps linking to each download. A menu's
     headings label links and say little else."""
     unlinked = measures.chars.get(element, 0) - measures.link_chars.get(element, 0)
-    return unlinked >= SECTION_WORDS and holds(element, HEADINGS)
+    return unlinked >= SECTION_CHARS and holds(element, HEADINGS)
 
 
-SECTION_WORDS = 300
+SECTION_CHARS = 300
 
 
 def _a_short_sentence(element: Element, text: str) -> bool:
