@@ -1954,3 +1954,13 @@ def test_every_tab_of_an_install_command_is_kept():
     text = markdown(page)
     assert "yarn create kettle-app" in text
     assert "pnpm create kettle-app" in text
+
+
+def test_a_list_announced_by_the_sentence_before_it_in_its_block_is_the_texts_nested_lists_too():
+    guides = "".join(f"<li><a href='/docs/descale-{n}'>Descaling guide {n}</a></li>" for n in range(4))
+    item = (
+        "<li><b>Get help descaling</b>. The assistant suggests a descaler and explains a label. To learn how,"
+        f" see the following documentation:<br><ul><li>Descaling<ul>{guides}</ul></li></ul></li>"
+    )
+    page = f"<main><h1>Overview</h1>{KETTLE_PROSE * 3}<ul>{item}<li>{KETTLE_PROSE}</li></ul></main>"
+    assert "Descaling guide 2" in markdown(page)

@@ -325,10 +325,31 @@ def _introduced(items: Element, measures: Measures) -> bool:
     """A list the text before it announces with a colon: "Top expert recommendations:", "You'll need:".
 
     The sentence makes the list part of what it says, links or not; a rail's label ("Related
-    stories:", "Read more:") announces other pages and is no introduction.
+    stories:", "Read more:") announces other pages and is no introduction. The sentence is a
+    paragraph or heading of its own, or the running text the list follows in its block ("…, see the
+    following documentation:<br>"); a list nested in an item of an announced list is announced too.
     """
     announcement = _announcement(items, measures)
-    return announcement is not None and not POINTS_ELSEWHERE.search(paragraph_text(announcement))
+    if announcement is not None:
+        return not POINTS_ELSEWHERE.search(paragraph_text(announcement))
+    sentence = _sentence_before(items, measures)
+    if sentence.endswith(":") and not POINTS_ELSEWHERE.search(sentence):
+        return True
+    item = measures.parent.get(items)
+    outer = measures.parent.get(item) if item is not None and item.tag == "li" else None
+    return outer is not None and outer.tag in LISTS and _introduced(outer, measures)
+
+
+def _sentence_before(items: Element, measures: Measures) -> str:
+    """The running text right before ``items`` in the block that holds it, line breaks passed over:
+    "To learn how, see the following documentation:<br><ul>…" inside a list item or a cell."""
+    before = measures.previous(items)
+    while before is not None and before.tag == "br" and not (before.tail or "").strip():
+        before = measures.previous(before)
+    if before is None:
+        parent = measures.parent.get(items)
+        return (parent.text or "").strip() if parent is not None else ""
+    return (before.tail or "").strip()
 
 
 def _one_of_the_headed_lists(items: Element, measures: Measures) -> bool:
