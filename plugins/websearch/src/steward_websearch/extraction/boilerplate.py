@@ -163,7 +163,7 @@ def _asks_for_email(field: Element) -> bool:
 EMAIL_FIELD = re.compile(r"e-?mail", re.IGNORECASE)
 
 
-def _drop_sign_up_boxes(root: Element, fields: list[Element], titled: set[Element], measures: Measures) -> bool:
+def _drop_sign_up_boxes(root: Element, fields: list[Element], titled: set[Element], measures: Measures) -> None:
     """Drop the box around each e-mail field: the newsletter, the sign-in, the "get the deals" prompt.
 
     Such a box speaks to the reader ("Subscribe to our newsletter", "By signing up, you agree…")
@@ -171,8 +171,8 @@ def _drop_sign_up_boxes(root: Element, fields: list[Element], titled: set[Elemen
     element around the field that says no more than ``SIGN_UP_CHARS``, held no ``h1`` as the page
     was written (``titled``: a landing page's hero asks for an e-mail beside the page's title, and
     the title stays; so does an article's header whose ``h1`` sat in breadcrumbs that went with the
-    navigation) and holds not half the page (a short contact page is its form). Whether any box
-    went.
+    navigation) and holds not half the page (a short contact page is its form). ``measures`` are
+    kept up to date.
     """
     boxes, total = [], measures.chars.get(root, 0)
     for start in fields:
@@ -190,7 +190,6 @@ def _drop_sign_up_boxes(root: Element, fields: list[Element], titled: set[Elemen
         if box is not None:
             boxes.append(box)
     measures.recount(remove_each(boxes, measures))
-    return bool(boxes)
 
 
 SIGN_UP_CHARS = 600

@@ -55,7 +55,7 @@ def clean(content: Element, *, article: bool) -> None:
     if reads_as_article and not article and drop_unmarked_captions(content, measures, at_most=CAPTIONS_SHARE):
         total = measures.chars.get(content, 0)
     negative = NEGATIVE - _building_blocks(content, measures)
-    alike = _siblings_alike(content, measures)
+    alike = siblings_alike(content, measures)
     records = _records(alike)
     listed = _listed(alike, measures, total, at_least=LISTING_ENTRIES if reads_as_article else 0)
     boilerplate: list[Element] = []
@@ -110,7 +110,7 @@ LIST_ITEM: Kind = ("li", "")
 """The kind of a list item without a class: the items of one list are alike, classed or not."""
 
 
-def _siblings_alike(content: Element, measures: Measures) -> list[tuple[Element, Kind, list[Element]]]:
+def siblings_alike(content: Element, measures: Measures) -> list[tuple[Element, Kind, list[Element]]]:
     """Each group of ``RECORDS`` or more siblings alike in the content, as (parent, kind, members).
 
     Siblings are alike when they have one kind (``record_kind``: tag and first class; or
@@ -142,7 +142,7 @@ def _listed(
 
     A collection page's cards (a title that links to the product, a price, a count of reviews)
     are mostly links, and as blocks of links ``clean`` would drop them one by one; yet they are
-    what the page lists. Entries are siblings alike (``_siblings_alike``: records, or items of one
+    what the page lists. Entries are siblings alike (``siblings_alike``: records, or items of one
     list, classed or not) that together hold ``LISTING_SHARE`` of the content (``total``
     characters) and are short, under ``FAMILY_CHARS`` each on average: posts of a thread are
     records too, and inside a post the short labels ("#3", "Joined") still go. ``at_least``

@@ -27,12 +27,12 @@ def drop_menus(content: Element, *, article: bool, measures: Measures | None = N
     """
     if not any(_nests_a_list(items) for tag in LISTS for items in content.iter(tag)):
         return
-    measured = measures or Measures(content)
+    measures = measures or Measures(content)
 
     def menu(child: Element, tag: str) -> bool:
-        return tag in LISTS and measured.link_density(child) >= NESTED_MENU_LINK_SHARE and _nests_a_list(child)
+        return tag in LISTS and measures.link_density(child) >= NESTED_MENU_LINK_SHARE and _nests_a_list(child)
 
-    measured.recount(drop_where(content, menu))
+    measures.recount(drop_where(content, menu))
 
 
 def _nests_a_list(items: Element) -> bool:
@@ -52,16 +52,16 @@ def drop_credits(content: Element, *, article: bool, measures: Measures | None =
     """
     if not CREDIT_ANYWHERE.search("".join(content.itertext()).lower()):
         return
-    measured = measures or Measures(content)
+    measures = measures or Measures(content)
     removed = drop_where(
         content,
         lambda child, tag: (
             tag in CREDIT_TAGS
-            and 0 < measured.chars.get(child, 0) <= CREDIT_CHARS
+            and 0 < measures.chars.get(child, 0) <= CREDIT_CHARS
             and bool(CREDIT.match(paragraph_text(child)))
         ),
     )
-    measured.recount(removed)
+    measures.recount(removed)
 
 
 CREDIT_LABEL = (
@@ -198,10 +198,10 @@ def drop_placeholders(content: Element, *, article: bool, measures: Measures | N
         if measures is not None:
             measures.recount(removed)
     if "lorem ipsum" in said:
-        measured = measures or Measures(content)
+        measures = measures or Measures(content)
         filler = [element for element in content.iter() if _is_filler(element)]
-        if sum(measured.chars.get(element, 0) for element in filler) < FILLER_SHARE * measured.chars.get(content, 0):
-            measured.recount(remove_each(filler, measured))
+        if sum(measures.chars.get(element, 0) for element in filler) < FILLER_SHARE * measures.chars.get(content, 0):
+            measures.recount(remove_each(filler, measures))
 
 
 def _is_filler(element: Element) -> bool:

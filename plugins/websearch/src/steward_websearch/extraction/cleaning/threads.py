@@ -15,9 +15,10 @@ import re
 from collections.abc import Iterator
 from xml.etree.ElementTree import Element
 
-from steward_websearch.extraction.blocks import MEMBER_PROFILE, RECORDS, is_dated, record_kind
+from steward_websearch.extraction.blocks import MEMBER_PROFILE, RECORDS, is_dated
+from steward_websearch.extraction.cleaning.block import LIST_ITEM, siblings_alike
 from steward_websearch.extraction.roles import class_words
-from steward_websearch.extraction.tree import Measures, outside_code, paragraph_text, remove_each
+from steward_websearch.extraction.tree import Measures, paragraph_text, remove_each
 from steward_websearch.extraction.vocabulary import INLINE
 
 POSTERS = frozenset({"user", "author", "poster", "member", "profile", "userinfo", "postprofile"})
@@ -40,9 +41,10 @@ def drop_posts_furniture(content: Element, *, article: bool, measures: Measures 
     """Drop, from the posts of a thread in ``content``, the quotes of earlier posts and the posters'
     statistics.
 
-    Posts are ``RECORDS`` or more siblings alike (``record_kind``) that each link to their poster's
-    profile (``MEMBER_PROFILE``): a listing's entries, a blog's index of stories with their
-    authors (``/authors/ada``), link to no member's profile and are left alone. A quote of an
+    Posts are ``RECORDS`` or more siblings alike (``siblings_alike``; not paragraphs, nor a plain
+    list's items) that each link to their poster's profile (``MEMBER_PROFILE``): a listing's
+    entries, a blog's index of stories with their authors (``/authors/ada``), link to no member's
+    profile and are left alone. A quote of an
     earlier post is a ``blockquote`` ``QUOTED_SHARE`` of whose runs of words an earlier post says
     (a quote of a source the thread has not seen stays). The poster's statistics are a block named
     for the poster (``POSTERS``: XenForo's ``message-userExtras``) that does not hold the link to
@@ -50,10 +52,16 @@ def drop_posts_furniture(content: Element, *, article: bool, measures: Measures 
     post's date line ("Posted Jan 5, 2024" under a block named ``author``; the date they joined
     comes among fields, in a ``dl``).
     """
-    posts = [post for post in _posts(content) if any(_links_to_a_profile(anchor) for anchor in post.iter("a"))]
+    measures = measures or Measures(content)
+    posts = [
+        post
+        for _, kind, members in siblings_alike(content, measures)
+        if kind != LIST_ITEM and kind[0] != "p"
+        for post in members
+        if any(_links_to_a_profile(anchor) for anchor in post.iter("a"))
+    ]
     if len(posts) < RECORDS:
         return
-    measures = measures or Measures(content)
     said: set[tuple[str, ...]] = set()
     dropped: list[Element] = []
     for post in posts:
@@ -61,19 +69,6 @@ def drop_posts_furniture(content: Element, *, article: bool, measures: Measures 
         dropped.extend(_statistics(post, measures))
         said.update(_runs(" ".join(_own_text(post))))
     measures.recount(remove_each(dropped, measures))
-
-
-def _posts(content: Element) -> Iterator[Element]:
-    """The members of every group of ``RECORDS`` or more siblings alike, in page order."""
-    for parent in outside_code(content):
-        groups: dict[tuple[str, str], list[Element]] = {}
-        for child in parent:
-            kind = record_kind(child)
-            if kind is not None and child.tag != "p":
-                groups.setdefault(kind, []).append(child)
-        for members in groups.values():
-            if len(members) >= RECORDS:
-                yield from members
 
 
 def _statistics(post: Element, measures: Measures) -> Iterator[Element]:
