@@ -123,8 +123,8 @@ def words(text: str) -> str:
 
 def plain(markdown: str) -> str:
     """Markdown to the text a reader sees: link targets and syntax removed."""
-    text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", markdown)
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"!\[(?:\\.|[^\]\\])*\]\([^)]*\)", "", markdown)
+    text = re.sub(r"\[((?:\\.|[^\]\\])*)\]\([^)]*\)", r"\1", text)
     text = re.sub(r"^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+", "", text, flags=re.MULTILINE)
     text = re.sub(r"```[A-Za-z0-9_+-]*\n?|\*\*|__|~~|`", "", text)
     text = re.sub(r"^\|?\s*(?:-{3,}\s*\|\s*)+-*\s*$", "", text, flags=re.MULTILINE)
