@@ -74,6 +74,14 @@ CASES = [
         kept="Log in to your console and click Create",
     ),
     Case(
+        cleaning.drop_permalinks,
+        "<h2 id='descaling'>Descaling<a class='headerlink' href='#descaling'>¶</a></h2>"
+        "<dl><dt id='k.boil'><code>boil()</code><a class='headerlink' href='#k.boil'>Â¶</a></dt><dd>Boils.</dd></dl>"
+        "<p>Rinse twice<a href='#note-1'>*</a>.</p><p id='note-1'>* With cold water.</p>",
+        dropped="Â¶",
+        kept="Rinse twice * . * With cold water.",
+    ),
+    Case(
         cleaning.drop_line_numbers,
         "<table><tr><td><pre>1\n2\n3</pre></td><td><pre>x = 1\ny = 2\nz = 3</pre></td></tr></table><pre>4\n5\n6</pre>",
         dropped="1 2 3",

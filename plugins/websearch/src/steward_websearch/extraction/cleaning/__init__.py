@@ -20,6 +20,7 @@ from steward_websearch.extraction.cleaning.furniture import (
     drop_credits,
     drop_line_numbers,
     drop_menus,
+    drop_permalinks,
     drop_placeholders,
 )
 from steward_websearch.extraction.cleaning.rails import drop_repeated_labels, drop_teasers
@@ -35,6 +36,7 @@ PASSES: tuple[Pass, ...] = (
     drop_posts_furniture,
     drop_menus,
     drop_controls,
+    drop_permalinks,
     drop_line_numbers,
     drop_placeholders,
     drop_credits,

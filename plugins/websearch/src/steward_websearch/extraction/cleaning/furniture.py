@@ -154,6 +154,59 @@ ASKING_TAGS = frozenset({"p", "div", "span", "h2", "h3", "h4", "h5", "h6", "li",
 ASKING_CHARS = 160
 
 
+def drop_permalinks(content: Element, *, article: bool, measures: Measures | None = None) -> None:
+    """Drop permalinks: the ``¶``, ``§`` or ``#`` a documentation generator sets beside each heading
+    (Sphinx's and MkDocs' ``headerlink``, rustdoc's ``anchor``, GitHub's octicon), a link to the
+    very heading, definition or section it sits in.
+
+    A reader copies the address from it; in Markdown it is a stray ``[¶](#id)`` on every heading,
+    and a page decoded wrongly upstream turns the symbol into a word (``Â¶``). One is an ``a``
+    whose ``href`` is ``#`` and the ``id`` of an element around it, and whose text has no letter or
+    digit, or a few characters and a class that names it (``PERMALINK_NAMES``). A footnote
+    marker (``<a href="#note-1">*</a>``) points elsewhere, and stays.
+    """
+    candidates = [
+        link
+        for link in content.iter("a")
+        if (link.get("href") or "").startswith("#") and _says_nothing(link, "".join(link.itertext()).strip())
+    ]
+    if not candidates:
+        return
+    parents = (
+        measures.parent if measures is not None else {child: parent for parent in content.iter() for child in parent}
+    )
+    permalinks = {link for link in candidates if _links_to_its_holder(link, parents)}
+    if permalinks:
+        removed = drop_where(content, lambda child, tag: child in permalinks)
+        if measures is not None:
+            measures.recount(removed)
+
+
+def _says_nothing(link: Element, text: str) -> bool:
+    return not _WORD.search(text) or (len(text) <= PERMALINK_CHARS and bool(class_words(link) & PERMALINK_NAMES))
+
+
+def _links_to_its_holder(link: Element, parents: dict[Element, Element]) -> bool:
+    target = (link.get("href") or "")[1:]
+    node: Element | None = link
+    for _ in range(PERMALINK_LEVELS):
+        if node is None:
+            return False
+        if target and node.get("id") == target:
+            return True
+        node = parents.get(node)
+    return False
+
+
+PERMALINK_NAMES = frozenset({"headerlink", "permalink", "anchor", "anchorjs"})
+PERMALINK_CHARS = 3
+"""A link its class names a permalink may say a little: a symbol the page's own decoding turned
+into letters (``Â¶``)."""
+PERMALINK_LEVELS = 4
+"""How far up a permalink's target is looked for: the link, its heading or term, the section."""
+_WORD = re.compile(r"\w")
+
+
 def drop_line_numbers(content: Element, *, article: bool, measures: Measures | None = None) -> None:
     """Drop the column of line numbers a highlighter sets beside a code block (Pygments'
     ``linenos``, Chroma's ``lntd``): a ``pre`` that only counts, 1, 2, 3…, in a table row whose
