@@ -736,8 +736,8 @@ def test_the_standfirst_between_the_title_and_the_story_is_its_lead():
     assert "seen from the park" not in text, "after a picture, a paragraph is its caption, not the lead"
     top = f"<div class='top'><h1>Town news</h1><p>{'Everything that happened in town this week, day by day. ' * 2}</p></div>"
     events = "".join(
-        f"<div class='event'><h3>Event {n}</h3><p>A market on the square, with stalls of bread, cheese and"
-        " honey from the farms around, from eight until noon.</p></div>"
+        f"<div class='event'><h3><a href='/events/{n}'>Event {n}: a market on the square, with stalls of bread,"
+        " cheese and honey from the farms around, from eight until noon</a></h3></div>"
         for n in range(6)
     )
     text = markdown(f"<div class='page'>{top}<div class='events'>{events}</div>{WRAPPED_STORY}</div>")
@@ -1964,3 +1964,30 @@ def test_a_list_announced_by_the_sentence_before_it_in_its_block_is_the_texts_ne
     )
     page = f"<main><h1>Overview</h1>{KETTLE_PROSE * 3}<ul>{item}<li>{KETTLE_PROSE}</li></ul></main>"
     assert "Descaling guide 2" in markdown(page)
+
+
+def test_the_sections_beside_a_wrapper_that_holds_only_the_candidate_are_its_siblings():
+    description = "".join(
+        f"<p>The runtime {n} drives the timers, the sockets and the tasks of a program, one queue per worker,"
+        " and a task woken elsewhere goes to the shared queue, as the scheduler decides.</p>"
+        for n in range(4)
+    )
+    items = "".join(
+        f"<dt><a href='struct.{name}.html'>{name}</a></dt><dd>{said}</dd>"
+        for name, said in [
+            ("Builder", "Builds a runtime with custom configuration values."),
+            ("Handle", "A handle to the runtime, cheap to clone."),
+            ("Runtime", "The runtime itself, with its scheduler and its drivers."),
+        ]
+    )
+    page = (
+        f"{NAV}<section><h1>Module runtime</h1>"
+        f"<details open class='toggle top-doc'><summary>Expand description</summary>"
+        f"<div class='docblock'>{description}</div></details>"
+        f"<h2 id='structs'>Structs</h2><dl class='item-table'>{items}</dl></section>"
+    )
+    text = markdown(page)
+    assert "The runtime 3 drives the timers" in text
+    assert "## Structs" in text, "the heading of a section beside the wrapper comes with it"
+    assert "Builds a runtime with custom configuration values." in text
+    assert "Home" not in text

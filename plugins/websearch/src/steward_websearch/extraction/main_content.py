@@ -112,7 +112,10 @@ def main_content(
     page says outside its links (``_holds_the_words``). An inline element (a ``small`` byline
     whose class says ``text``) is never the candidate, its block is. A candidate that is one post
     of a thread is widened to the thread (``_thread``) once it has passed those tests as itself:
-    a product's reviews are records alike too, and the page is more than its reviews.
+    a product's reviews are records alike too, and the page is more than its reviews. Siblings
+    are then looked for beside the outermost wrapper that holds nothing but the candidate
+    (``_outer_wrapper``); a block before that wrapper which holds the page's ``h1`` is the title's
+    header, whose lead ``_lead`` takes and whose datelines and share buttons it leaves.
 
     ``measures`` are the body's as it stands, when the caller has them (``remove_boilerplate``
     hands them on): measuring a page costs as much as some of the passes over it.
@@ -161,12 +164,19 @@ def main_content(
     if one_section and (_main_landmark(body, measures) is not None or not _holds_the_words(top, body, measures)):
         return None
     top = _thread(top, measures)
-    parent = measures.parent.get(top)
+    wrapper = _outer_wrapper(top, body, measures)
+    siblings = list(measures.parent[wrapper])
+    if wrapper is not top:
+        place = siblings.index(wrapper)
+        siblings = [sibling for sibling in siblings[:place] if next(sibling.iter("h1"), None) is None] + siblings[
+            place:
+        ]
+    top = wrapper
     threshold = max(10.0, scores.get(top, 0) * 0.2)
     label = top.get("class")
     chosen = Element("div")
     before: Element | None = None
-    for sibling in parent:
+    for sibling in siblings:
         bonus = scores.get(top, 0) * 0.2 if label and sibling.get("class") == label else 0
         if (
             sibling is top
@@ -313,6 +323,35 @@ def _main_landmark(body: Element, measures: Measures) -> Element | None:
         if is_main(element):
             return element if measures.chars.get(element, 0) >= LANDMARK_SHARE * total else None
     return None
+
+
+def _outer_wrapper(top: Element, body: Element, measures: Measures) -> Element:
+    """The outermost of the wrappers around ``top`` that say nothing else: its siblings are the content's.
+
+    Templates wrap a block in wrappers of their own, a ``details`` that folds a crate's description
+    (rustdoc), a column around an article's opening paragraphs; the sections that follow (the
+    crate's modules, the rest of the article) are the wrapper's siblings, which a look at
+    ``top``'s own siblings never sees. A wrapper says ``WRAPPER_CHARS`` at most besides ``top``:
+    the ``summary`` that opens a ``details`` ("Expand description"), a heading over the block; a
+    table or list beside it is a section of its own however short (a tab beside a tab), and the
+    block is no longer alone. The body's child is as high as it goes.
+    """
+    node = top
+    while True:
+        parent = measures.parent.get(node)
+        if parent is None or parent is body or measures.parent.get(parent) is None:
+            return node
+        if measures.chars.get(parent, 0) > measures.chars.get(node, 0) + WRAPPER_CHARS or any(
+            inner.tag in NOT_A_LABEL for child in parent if child is not node for inner in child.iter()
+        ):
+            return node
+        node = parent
+
+
+WRAPPER_CHARS = 40
+"""What a wrapper may say besides its block: the summary of a ``details``, a heading, a stray word."""
+NOT_A_LABEL = frozenset({"table", "ul", "ol", "dl", "pre"})
+"""What a wrapper's other child holds when it is a section of its own (a tab's table), however short."""
 
 
 def _holds_the_words(top: Element, body: Element, measures: Measures) -> bool:
