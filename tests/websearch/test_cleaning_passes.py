@@ -47,6 +47,9 @@ def post(number: int, quote: str = "") -> str:
     )
 
 
+JOBS = [(1, "Full-Time"), (2, "Full-Time"), (3, "Full-Time"), (4, "Contract")]
+"""Cards whose one slot says "Full-Time" three times and "Contract" once: the records' data, no label."""
+
 QUESTION = "Which descaler works best on a stainless kettle gone white inside?"
 
 CASES = [
@@ -109,9 +112,11 @@ CASES = [
     ),
     Case(
         cleaning.drop_repeated_labels,
-        "".join(reply(number) for number in range(1, 5)) + "<blockquote>Quote</blockquote>",
+        "".join(reply(number) for number in range(1, 5))
+        + "<blockquote>Quote</blockquote>"
+        + "".join(f"<div class='job'><h3>Job {n}</h3><div class='terms'>{terms}</div></div>" for n, terms in JOBS),
         dropped="own. Quote Reply number 2",
-        kept="Reply number 4 says something of its own. Quote",
+        kept="Quote Job 1 Full-Time Job 2 Full-Time Job 3 Full-Time Job 4 Contract",
     ),
     Case(
         cleaning.drop_second_copies,

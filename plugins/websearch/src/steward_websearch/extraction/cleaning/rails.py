@@ -125,13 +125,18 @@ def drop_repeated_labels(content: Element, *, article: bool, measures: Measures 
     A label that stands beside every post or product of a listing is furniture of the template,
     however it is named; what a person wrote is not repeated word for word several times.
     Only blocks of the layout go: a paragraph or a quote is written (a refrain is repeated on
-    purpose), table cells are data, and code and headings are kept too. A label the template fills
+    purpose), table cells are data, and code and headings are kept too. And only a text that is
+    all its slot ever says (``_slot``: where the template puts it): a job card's "Full-Time", a
+    listing's "Brand New", a shoe's "Neutral" repeat as often as a label, but beside "Contract",
+    "Pre-Owned", "Maximum" in the same place of other cards; they are the records' data. A term
+    (``dt``) is a label wherever it stands ("Joined" above "Messages"). A label the template fills
     with a figure beside every poster's name ("Posts: 138", "Joined: 4 Jul 2012") goes the same way
     (``POSTERS_FIGURE``, ``_beside_a_poster``), though no two of its lines are alike.
     """
     measures = measures or Measures(content)
     seen: dict[str, list[Element]] = {}
     figures: dict[str, list[Element]] = {}
+    slots: dict[tuple[str, ...], set[str]] = {}
     for element in outside_code(content):
         chars = measures.chars.get(element, 0)
         if not 0 < chars <= LABEL_CHARS or element.tag not in BLOCKS or element.tag in LABELS_KEPT:
@@ -141,14 +146,26 @@ def drop_repeated_labels(content: Element, *, article: bool, measures: Measures 
             continue
         text = paragraph_text(element)
         seen.setdefault(text, []).append(element)
+        slots.setdefault(_slot(element, parent), set()).add(text)
         figure = POSTERS_FIGURE.fullmatch(text)
         if figure:
             figures.setdefault(figure["label"].casefold(), []).append(element)
-    repeated = [element for elements in seen.values() if len(elements) >= LABEL_REPEATS for element in elements]
+    repeated = [
+        element
+        for elements in seen.values()
+        if len(elements) >= LABEL_REPEATS
+        for element in elements
+        if element.tag == "dt" or len(slots[_slot(element, measures.parent[element])]) == 1
+    ]
     for elements in figures.values():
         if len(elements) >= LABEL_REPEATS:
             repeated.extend(element for element in elements if _beside_a_poster(element, measures))
     measures.recount(remove_each(repeated, measures))
+
+
+def _slot(element: Element, parent: Element) -> tuple[str, ...]:
+    """Where a record's template puts ``element``: its tag and class, and its parent's."""
+    return (element.tag, element.get("class") or "", parent.tag, parent.get("class") or "")
 
 
 def _beside_a_poster(element: Element, measures: Measures) -> bool:
