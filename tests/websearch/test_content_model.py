@@ -342,6 +342,7 @@ def test_the_panels_a_reader_opens_are_kept_but_hidden_menus_modals_and_copies_a
         "<div class='menu-panel' style='display:none'><a href='/a'>All courses</a> <a href='/b'>All subjects</a></div>"
         "<div class='tab-panel modal' style='display:none'>Sign up for our newsletter.</div>"
         "<p>Where should we send it?</p><div class='address-modal hide'>Sorry, we could not check that address.</div>"
+        "<div>Can a certificate be shared?</div><time class='d-none'>2021-12-06T21:39:10.16Z+00:00</time>"
         "</main>"
     )
     text = markdown(page)
@@ -352,6 +353,7 @@ def test_the_panels_a_reader_opens_are_kept_but_hidden_menus_modals_and_copies_a
     assert "All courses" not in text, "a hidden panel of links is a menu"
     assert "newsletter" not in text, "a modal waits to interrupt"
     assert "could not check" not in text
+    assert "2021-12-06" not in text, "a hidden date after a question is no answer"
 
 
 def test_a_popover_is_hidden_until_something_opens_it():

@@ -39,7 +39,7 @@ from steward_websearch.extraction.tree import (
     paragraph_text,
     remove_each,
 )
-from steward_websearch.extraction.vocabulary import CODE, FURNITURE, HEADINGS, PICTURES, UNSEEN
+from steward_websearch.extraction.vocabulary import BLOCKS, CODE, FURNITURE, HEADINGS, PICTURES, UNSEEN
 
 
 def remove_unseen(root: Element) -> None:
@@ -413,8 +413,9 @@ def _is_panel(element: Element, panels: _Panels, measures: Measures) -> bool:
     It is one when it says so (``role="tabpanel"``: a tab's content, the ``yarn`` beside the
     ``npm`` of an install command), when a control names it or the one element it wraps
     (``aria-controls``), when a sibling alike (same tag, same first class) is shown and says
-    something else (the tab that is open, the slide on screen), or when it follows a question
-    ("What is an online certificate?", the FAQ's answer under it). A panel of links is a menu
+    something else (the tab that is open, the slide on screen), or when it is a block that follows
+    a question ("What is an online certificate?", the FAQ's answer under it; a hidden ``time`` after
+    a question is the date a script reads, no answer). A panel of links is a menu
     (``MENU_LINK_SHARE``); one named a modal or an overlay waits to interrupt the reader, not to be
     read; both go with what is hidden.
     """
@@ -434,7 +435,9 @@ def _is_panel(element: Element, panels: _Panels, measures: Measures) -> bool:
     if kind is not None and shown.get(kind, set()) - {paragraph_text(element)}:
         return True
     before = previous.get(element)
-    return before is not None and not is_hidden(before) and paragraph_text(before).endswith("?")
+    return (
+        element.tag in BLOCKS and before is not None and not is_hidden(before) and paragraph_text(before).endswith("?")
+    )
 
 
 OVERLAYS = frozenset({"modal", "popup", "overlay", "lightbox", "dialog", "popover", "toast"})
