@@ -382,11 +382,16 @@ def test_an_id_that_spells_its_sections_heading_names_a_subject_not_a_role():
     page = (
         f"<main><h1>QuerySet API reference</h1>{introduction}</p>{section('prefetch-related', 'prefetch_related()')}"
         "<div id='related-products'><h2>Related products</h2><p><a href='/a'>A desk lamp</a>, "
-        "<a href='/b'>A footrest</a></p></div></main>"
+        "<a href='/b'>A footrest</a></p></div>"
+        "<section id='cookies'><h2>Cookies</h2><p>To read cookies use the request's cookies attribute.</p>"
+        "<pre>username = request.cookies.get('username')</pre></section>"
+        "<div id='cookie'><h2>Cookies</h2><p>We use cookies to measure the audience.</p></div></main>"
     )
     text = kept_after_boilerplate(page)
     assert "prefetch_related() selects the related objects" in text, "no related-links rail"
     assert "A desk lamp" not in text, "a heading that opens with the role names the role"
+    assert "request.cookies.get" in text, "unless the section holds code: a guide's section on cookies"
+    assert "measure the audience" not in text
 
 
 def cleaned(body: str) -> str:

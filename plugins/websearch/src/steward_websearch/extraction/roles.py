@@ -67,7 +67,8 @@ def class_words(element: Element) -> frozenset[str]:
 def _anchors_its_heading(element: Element, identifier: str) -> bool:
     """Whether ``identifier`` spells the heading that opens ``element`` (one of its first blocks),
     and that heading names a subject: one that opens with a role word ("Related products",
-    "Comments") names the role."""
+    "Comments") names the role, unless the section holds code (a framework's guide to its
+    "Cookies", a language's "Comments": no site's furniture shows a code block)."""
     heading = (
         element
         if element.tag in HEADINGS
@@ -86,7 +87,9 @@ def _anchors_its_heading(element: Element, identifier: str) -> bool:
     title = " ".join(heading.itertext())
     first = _NAME.search(title)
     named = {word for word in _label_words(identifier) if len(word) > 1}
-    return bool(named) and named <= _label_words(title) and first is not None and first[0].lower() not in ROLE_WORDS
+    if not named or not named <= _label_words(title) or first is None:
+        return False
+    return first[0].lower() not in ROLE_WORDS or next(element.iter("pre"), None) is not None
 
 
 HEADING_PLACES = 3
