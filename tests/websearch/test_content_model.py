@@ -1998,3 +1998,24 @@ def test_the_sections_beside_a_wrapper_that_holds_only_the_candidate_are_its_sib
     assert "## Structs" in text, "the heading of a section beside the wrapper comes with it"
     assert "Builds a runtime with custom configuration values." in text
     assert "Home" not in text
+
+
+def test_a_guide_written_below_the_main_landmark_comes_with_it():
+    cards = "".join(
+        f"<li class='product'><a href='/lens/{n}'>Lens {n}, 50 mm f/1.8</a><span class='price'>${n}99</span></li>"
+        for n in range(1, 61)
+    )
+    guide = "".join(
+        f"<p>A prime lens {n} lets in more light than a zoom, so a portrait stays sharp indoors, and the"
+        " background falls away softly behind the face; pick the mount of your camera first.</p>"
+        for n in range(3)
+    )
+    page = (
+        f"{NAV}<div class='page'><main><h1>Mirrorless lenses</h1><ul class='grid'>{cards}</ul></main>"
+        f"<div class='category-text'><section><h2>Choosing a lens</h2>{guide}</section></div></div>"
+        "<footer><a href='/about'>About us</a></footer>"
+    )
+    text = markdown(page)
+    assert "Lens 60, 50 mm f/1.8" in text
+    assert "A prime lens 2 lets in more light" in text, "prose beside main is the page's too"
+    assert "About us" not in text

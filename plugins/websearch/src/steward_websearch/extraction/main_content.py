@@ -21,6 +21,7 @@ from steward_websearch.extraction.blocks import (
     is_data,
     is_dated,
     is_main,
+    is_prose,
     record_kind,
     says_the_title,
     title_words,
@@ -313,8 +314,45 @@ def _named_below(element: Element, within: Element, words: frozenset[str], measu
 
 
 def landmark(body: Element, measures: Measures | None = None) -> Element:
-    """The page's ``main`` landmark when it holds the page's content, else ``body``."""
-    return _main_landmark(body, measures or Measures(body)) or body
+    """The page's ``main`` landmark when it holds the page's content, else ``body``; with the
+    written sections the template set beside it (``_written_beside``)."""
+    measures = measures or Measures(body)
+    main = _main_landmark(body, measures)
+    if main is None:
+        return body
+    before, after = _written_beside(main, body, measures)
+    if not before and not after:
+        return main
+    whole = Element("div")
+    whole.extend([*before, main, *after])
+    return whole
+
+
+def _written_beside(main: Element, body: Element, measures: Measures) -> tuple[list[Element], list[Element]]:
+    """The blocks beside ``main`` (its siblings, its ancestors' siblings) that are prose of
+    ``BESIDE_MAIN_CHARS`` or more, before it and after it.
+
+    Shops put a category's guide (what to look for in a lens, its FAQ) below the ``main`` that
+    holds the grid; what boilerplate removal leaves out there that is running text, few of its
+    words links, is the page's too.
+    """
+    before: list[Element] = []
+    after: list[Element] = []
+    node = main
+    while node is not body and (parent := measures.parent.get(node)) is not None:
+        siblings = list(parent)
+        place = siblings.index(node)
+        before[:0] = [sibling for sibling in siblings[:place] if _written(sibling, measures)]
+        after.extend(sibling for sibling in siblings[place + 1 :] if _written(sibling, measures))
+        node = parent
+    return before, after
+
+
+def _written(element: Element, measures: Measures) -> bool:
+    return is_prose(element, measures) and measures.chars.get(element, 0) >= BESIDE_MAIN_CHARS
+
+
+BESIDE_MAIN_CHARS = 500
 
 
 def _main_landmark(body: Element, measures: Measures) -> Element | None:
