@@ -891,6 +891,9 @@ def test_a_page_whose_biggest_block_is_a_table_or_a_carousel_keeps_what_it_says_
     text = markdown(page)
     assert "Research note 11" in text
     assert "Train, tune and serve open models" in text, "a carousel is one section of its page"
+    page = page.replace("<main>", "<div class='sections'>").replace("</main>", "</div>")
+    text = markdown(page)
+    assert "Train, tune and serve open models" in text, "without a main landmark too: slides are no story"
 
 
 def test_a_short_story_outweighed_by_a_sidebar_of_links_is_still_the_content():

@@ -110,7 +110,8 @@ def main_content(
     what boilerplate removal leaves), and a candidate in or around
     the body the page declares (``itemprop=articleBody``) to nothing. A page without a ``main``
     landmark keeps its candidate anyway when it is running text that holds that share of what the
-    page says outside its links (``_holds_the_words``). An inline element (a ``small`` byline
+    page says outside its links (``_holds_the_words``); a table or a carousel never, whatever it
+    holds: rows and slides are no story. An inline element (a ``small`` byline
     whose class says ``text``) is never the candidate, its block is. A candidate that is one post
     of a thread is widened to the thread (``_thread``) once it has passed those tests as itself:
     a product's reviews are records alike too, and the page is more than its reviews. Siblings
@@ -157,12 +158,11 @@ def main_content(
     if parent is None:
         return top
     share = measures.chars.get(top, 0) / measures.chars.get(body, 1)
-    one_section = declared is None and (
-        top.tag == "table"
-        or bool(class_words(top) & CAROUSELS)
-        or share < (ARTICLE_SHARE if article else SECTIONS_SHARE)
-    )
-    if one_section and (_main_landmark(body, measures) is not None or not _holds_the_words(top, body, measures)):
+    slides_or_rows = top.tag == "table" or bool(class_words(top) & CAROUSELS)
+    one_section = declared is None and (slides_or_rows or share < (ARTICLE_SHARE if article else SECTIONS_SHARE))
+    if one_section and (
+        slides_or_rows or _main_landmark(body, measures) is not None or not _holds_the_words(top, body, measures)
+    ):
         return None
     top = _thread(top, measures)
     wrapper = _outer_wrapper(top, body, measures)
