@@ -168,10 +168,10 @@ def main_content(
     wrapper = _outer_wrapper(top, body, measures)
     siblings = list(measures.parent[wrapper])
     if wrapper is not top:
-        place = siblings.index(wrapper)
-        siblings = [sibling for sibling in siblings[:place] if next(sibling.iter("h1"), None) is None] + siblings[
-            place:
-        ]
+        headers = {
+            sibling for sibling in siblings[: siblings.index(wrapper)] if next(sibling.iter("h1"), None) is not None
+        }
+        siblings = [sibling for sibling in siblings if sibling not in headers]
     top = wrapper
     threshold = max(10.0, scores.get(top, 0) * 0.2)
     label = top.get("class")
