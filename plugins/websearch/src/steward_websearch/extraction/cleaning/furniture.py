@@ -9,6 +9,7 @@ from xml.etree.ElementTree import Element
 from steward_websearch.extraction.roles import class_words
 from steward_websearch.extraction.tree import (
     Measures,
+    ancestors,
     drop_where,
     paragraph_text,
     remove_each,
@@ -172,30 +173,20 @@ def drop_permalinks(content: Element, *, article: bool, measures: Measures | Non
     ]
     if not candidates:
         return
-    parents = (
-        measures.parent if measures is not None else {child: parent for parent in content.iter() for child in parent}
-    )
-    permalinks = {link for link in candidates if _links_to_its_holder(link, parents)}
+    measures = measures or Measures(content)
+    permalinks = [link for link in candidates if _links_to_its_holder(link, measures)]
     if permalinks:
-        removed = drop_where(content, lambda child, tag: child in permalinks)
-        if measures is not None:
-            measures.recount(removed)
+        measures.recount(remove_each(permalinks, measures))
 
 
 def _says_nothing(link: Element, text: str) -> bool:
     return not _WORD.search(text) or (len(text) <= PERMALINK_CHARS and bool(class_words(link) & PERMALINK_NAMES))
 
 
-def _links_to_its_holder(link: Element, parents: dict[Element, Element]) -> bool:
+def _links_to_its_holder(link: Element, measures: Measures) -> bool:
     target = (link.get("href") or "")[1:]
-    node: Element | None = link
-    for _ in range(PERMALINK_LEVELS):
-        if node is None:
-            return False
-        if target and node.get("id") == target:
-            return True
-        node = parents.get(node)
-    return False
+    holders = itertools.islice(itertools.chain((link,), ancestors(link, measures)), PERMALINK_LEVELS)
+    return bool(target) and any(holder.get("id") == target for holder in holders)
 
 
 PERMALINK_NAMES = frozenset({"headerlink", "permalink", "anchor", "anchorjs"})
