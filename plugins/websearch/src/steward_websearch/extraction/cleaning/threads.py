@@ -1,24 +1,26 @@
-"""A thread's posts, read for what their posters wrote: quotes of earlier posts and the posters'
-statistics go; who wrote each post, and when, stay.
+"""A thread's posts, read for what their posters wrote: quotes of earlier posts, the posters'
+statistics and, where each post sets its body apart, everything around that body go.
 
 A forum thread, a Q&A page, a comment section is a list of records alike (``blocks.record_kind``),
 one per post. Around what the poster wrote, the forum says who wrote it (a name linking to a
-profile, kept: a reader of a thread needs to know who said what), when (kept too), and facts about
-the poster: the date they joined, their message count, their country ("Joined Apr 12, 2008 ·
-Messages 7,909 · England"). A reply also often quotes the post it answers, word for word, and the
-reader then meets the same paragraphs twice or more. WCXB's annotated forum pages leave out both.
+profile), when, the post's number, buttons to like or reply, and facts about the poster: the date
+they joined, their message count, their country ("Joined Apr 12, 2008 · Messages 7,909 · England").
+A reply also often quotes the post it answers, word for word, and the reader then meets the same
+paragraphs twice or more. WCXB's annotated forum pages leave all of these out: a thread is read as
+what its posters wrote, post after post.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from xml.etree.ElementTree import Element
 
-from steward_websearch.extraction.blocks import MEMBER_PROFILE, RECORDS, is_dated
+from steward_websearch.extraction.blocks import MEMBER_PROFILE, RECORDS, Kind, is_dated, record_kind
 from steward_websearch.extraction.cleaning.block import LIST_ITEM, siblings_alike
 from steward_websearch.extraction.roles import class_words
-from steward_websearch.extraction.tree import Measures, paragraph_text, remove_each
+from steward_websearch.extraction.tree import Measures, ancestors, paragraph_text, remove_each
 from steward_websearch.extraction.vocabulary import INLINE
 
 POSTERS = frozenset({"user", "author", "poster", "member", "profile", "userinfo", "postprofile"})
@@ -33,13 +35,17 @@ SENTENCE = re.compile(r"\w{2,}[.!?](?:\s|$)")
 QUOTED_SHARE = 0.6
 """A quote this much of whose runs of words an earlier post said is a copy of that post."""
 
+BODY_SHARE = 0.8
+"""A kind of block found once in every post that holds this much of the posts' text is their body:
+what the posters wrote. Name, date, number and buttons around it say the rest, a few words a post."""
+
 RUN = 4
 """Words in a run: a quote is compared with earlier posts four words at a time, as the corpora score."""
 
 
 def drop_posts_furniture(content: Element, *, article: bool, measures: Measures | None = None) -> None:
-    """Drop, from the posts of a thread in ``content``, the quotes of earlier posts and the posters'
-    statistics.
+    """Drop, from the posts of a thread in ``content``, the quotes of earlier posts, the posters'
+    statistics and what each post says around its body.
 
     Posts are ``RECORDS`` or more siblings alike (``siblings_alike``; not paragraphs, nor a plain
     list's items) that each link to their poster's profile (``MEMBER_PROFILE``): a listing's
@@ -50,7 +56,8 @@ def drop_posts_furniture(content: Element, *, article: bool, measures: Measures 
     for the poster (``POSTERS``: XenForo's ``message-userExtras``) that does not hold the link to
     the poster's profile, writes no sentence, says at most ``STATISTICS_CHARS`` and is not the
     post's date line ("Posted Jan 5, 2024" under a block named ``author``; the date they joined
-    comes among fields, in a ``dl``).
+    comes among fields, in a ``dl``). A post's body is found by ``_body_kind``; where a thread has
+    none (posts written straight into their records), the post's name and date stay.
     """
     measures = measures or Measures(content)
     posts = [
@@ -68,7 +75,41 @@ def drop_posts_furniture(content: Element, *, article: bool, measures: Measures 
         dropped.extend(quote for quote in post.iter("blockquote") if _repeats(quote, said))
         dropped.extend(_statistics(post, measures))
         said.update(_runs(" ".join(_own_text(post))))
+    body_kind = _body_kind(posts, measures)
+    if body_kind is not None:
+        dropped.extend(around for post in posts for around in _around_body(post, body_kind, measures))
     measures.recount(remove_each(dropped, measures))
+
+
+def _body_kind(posts: list[Element], measures: Measures) -> Kind | None:
+    """The kind (``record_kind``) of the posts' bodies: found exactly once inside every post, and
+    holding ``BODY_SHARE`` of the posts' text. Of two such kinds one holds the other (each holds
+    most of the text); the inner one, holding less, is the body, the outer a wrapper."""
+    inside = [
+        [(node, kind) for node in post.iter() if node is not post and (kind := record_kind(node))] for post in posts
+    ]
+    once = set.intersection(
+        *({kind for kind, count in Counter(k for _, k in nodes).items() if count == 1} for nodes in inside)
+    )
+    held: Counter[Kind] = Counter()
+    for nodes in inside:
+        for node, kind in nodes:
+            if kind in once:
+                held[kind] += measures.chars.get(node, 0)
+    total = sum(measures.chars.get(post, 0) for post in posts)
+    bodies = [kind for kind, chars in held.items() if chars >= BODY_SHARE * total]
+    return min(bodies, key=held.__getitem__, default=None)
+
+
+def _around_body(post: Element, kind: Kind, measures: Measures) -> Iterator[Element]:
+    """What ``post`` holds beside its body (of ``kind``) and beside each block wrapping the body."""
+    body = next(node for node in post.iter() if node is not post and record_kind(node) == kind)
+    inner = body
+    for wrapper in ancestors(body, measures):
+        yield from (child for child in wrapper if child is not inner)
+        if wrapper is post:
+            return
+        inner = wrapper
 
 
 def _statistics(post: Element, measures: Measures) -> Iterator[Element]:
