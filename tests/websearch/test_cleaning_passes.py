@@ -103,6 +103,13 @@ CASES = [
         kept="Source: Reuters",
     ),
     Case(
+        cleaning.drop_disclosures,
+        "<p><em>This post contains affiliate links: if you buy through them, we may earn a small commission.</em></p>"
+        "<p>Streamers earn a commission when viewers buy games through their affiliate links.</p>" + STORY,
+        dropped="This post contains affiliate links",
+        kept="Streamers earn a commission",
+    ),
+    Case(
         cleaning.drop_teasers,
         "<p>Related: <a href='/other'>Ten kettles reviewed</a></p>"
         "<p>Related work on kettles is cited at the end of this story, after the bridge.</p>" + STORY,

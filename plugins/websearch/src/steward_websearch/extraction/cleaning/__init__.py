@@ -18,6 +18,7 @@ from steward_websearch.extraction.cleaning.copies import drop_before_title, drop
 from steward_websearch.extraction.cleaning.furniture import (
     drop_controls,
     drop_credits,
+    drop_disclosures,
     drop_line_numbers,
     drop_menus,
     drop_permalinks,
@@ -40,6 +41,7 @@ PASSES: tuple[Pass, ...] = (
     drop_line_numbers,
     drop_placeholders,
     drop_credits,
+    drop_disclosures,
     drop_teasers,
     drop_repeated_labels,
     drop_second_copies,

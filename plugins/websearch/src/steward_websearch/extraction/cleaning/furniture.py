@@ -77,6 +77,46 @@ CREDIT_CHARS = 100
 CREDIT_TAGS = frozenset({"p", "div", "span", "small", "em", "figcaption"})
 
 
+def drop_disclosures(content: Element, *, article: bool, measures: Measures | None = None) -> None:
+    """Drop the disclosures a commercial page sets in its text: "This post contains affiliate links.",
+    "When you buy through links on our site, we may earn a commission.", "As an Amazon Associate I
+    earn from qualifying purchases."
+
+    The law asks a site paid for its links to say so, and sites say it in the same words over
+    every story; it tells a reader how the site is paid, not what the page says. One is a block of
+    at most ``DISCLOSURE_CHARS`` that says so (``DISCLOSURE``) in the site's own voice (we, I, this
+    post): an article about affiliate marketing ("Streamers earn a commission when viewers buy")
+    speaks of others, and stays.
+    """
+    if not DISCLOSED.search("".join(content.itertext()).lower()):
+        return
+    measures = measures or Measures(content)
+    removed = drop_where(
+        content,
+        lambda child, tag: (
+            tag in DISCLOSURE_TAGS
+            and 0 < measures.chars.get(child, 0) <= DISCLOSURE_CHARS
+            and bool(DISCLOSURE.search(paragraph_text(child)))
+        ),
+    )
+    measures.recount(removed)
+
+
+DISCLOSURE = re.compile(
+    r"\b(?:we|i|us|our|my)\b[^.!?]{0,60}?\b(?:earn|receive|get|make)s?\b[^.!?]{0,40}?\b(?:a )?(?:small )?"
+    r"(?:commissions?|compensation|kickback|percentage|share of (?:sales|the sale))\b"
+    r"|\b(?:this|our|the|my) (?:post|article|page|site|website|blog|review|guide|content)s? (?:may )?"
+    r"(?:contains?|includes?|uses?) (?:some )?affiliate links?"
+    r"|\baffiliate (?:disclosure|disclaimer)\b|\bas an amazon associate\b|\bearn from qualifying purchases\b"
+    r"|\b(?:is|are) (?:a )?reader[- ]supported\b|\bbuying through (?:our )?links on our site\b",
+    re.IGNORECASE,
+)
+DISCLOSED = re.compile("affiliat|commission|compensation|kickback|percentage|qualifying purchases|reader.supported")
+"""Words one of the ``DISCLOSURE`` holds, looked for in the lower-cased content before any block is read."""
+DISCLOSURE_CHARS = 400
+DISCLOSURE_TAGS = frozenset({"p", "div", "span", "small", "em", "i", "strong", "aside", "li"})
+
+
 def drop_controls(content: Element, *, article: bool, measures: Measures | None = None) -> None:
     """Drop links and spans drawn as buttons (``btn``, ``button``): controls, as ``button`` elements
     are; and what asks the reader to act rather than says anything (``ASKS``), a block of one such
