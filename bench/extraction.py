@@ -123,13 +123,33 @@ def words(text: str) -> str:
 
 
 def plain(markdown: str) -> str:
-    """Markdown to the text a reader sees: link targets and syntax removed."""
+    """Markdown to the text a reader sees: link targets and syntax removed, code as it is written.
+
+    Inside a code block or a code span nothing is syntax: ``x**2``, ``__init__`` and ``"a\\nb"``
+    are what the reader sees (read as emphasis and escapes, they became ``x2``, ``init`` and
+    ``anb``, other words than the page's)."""
     text = re.sub(r"!\[(?:\\.|[^\]\\])*\]\([^)]*\)", "", markdown)
     text = re.sub(r"\[((?:\\.|[^\]\\])*)\]\([^)]*\)", r"\1", text)
+    code: list[str] = []
+
+    def set_aside(match: re.Match[str]) -> str:
+        code.append(match["block"] if match["block"] is not None else match["span"])
+        return f"\0{len(code) - 1}\0"
+
+    text = CODE.sub(set_aside, text)
     text = re.sub(r"^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+", "", text, flags=re.MULTILINE)
-    text = re.sub(r"```[A-Za-z0-9_+-]*\n?|\*\*|__|~~|`", "", text)
+    text = re.sub(r"\*\*|__|~~", "", text)
     text = re.sub(r"^\|?\s*(?:-{3,}\s*\|\s*)+-*\s*$", "", text, flags=re.MULTILINE)
-    return text.replace("\\", "").replace(" | ", " ")
+    text = text.replace("\\", "").replace(" | ", " ")
+    return re.sub("\0(\\d+)\0", lambda match: code[int(match[1])], text)
+
+
+CODE = re.compile(
+    r"^[ \t]*(?P<fence>`{3,}|~{3,})[^\n]*\n(?P<block>.*?)^[ \t]*(?P=fence)[ \t]*$"
+    r"|(?P<ticks>`+)(?P<span>[^\n]*?[^`\n])(?P=ticks)(?!`)",
+    re.DOTALL | re.MULTILINE,
+)
+"""A fenced code block (its body) or a code span (its text) of CommonMark."""
 
 
 def ours(html: bytes, url: str) -> str:

@@ -45,3 +45,18 @@ def test_a_split_of_wcxbs_repository_reads_as_the_shared_corpora_do(tmp_path):
     }, "WCXB's 'category' is the shared corpus's 'collection'"
     (test,) = bench.load_wcxb_split(tmp_path, "test", None)
     assert test.truth["page_type"] == "forum"
+
+
+def test_markdown_is_read_as_the_reader_sees_it_and_code_as_it_is_written():
+    markdown = (
+        "## Squares\n\n- Call `__init__` with **care** and [\\[source\\]](https://example.org/src).\n\n"
+        '```python\ndef __repr__(self):\n    return x**2  # "a\\nb"\n```\n\nsnake\\_case ``x`y``'
+    )
+    text = bench.plain(markdown)
+    assert (
+        bench.words(text)
+        == "Squares Call __init__ with care and source def __repr__ self return x 2 a nb snake_case x y"
+    )
+    assert "x**2" in text, "code is what the reader sees, its stars too"
+    assert "\\n" in text, "and its backslashes"
+    assert "example" not in text, "a link's target is not read"
