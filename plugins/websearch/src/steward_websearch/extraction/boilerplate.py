@@ -305,10 +305,12 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measur
         )
 
     def unwanted(child: Element, tag: str) -> bool:
-        dropped = unseen(child, tag)
-        for element in child.iter() if dropped else (child,):
-            panels.read_controls(element)
-        return dropped
+        if unseen(child, tag):
+            for element in child.iter():
+                panels.read_controls(element)
+            return True
+        panels.read_controls(child)
+        return False
 
     drop_where(root, unwanted)
     measures = Measures(root)
