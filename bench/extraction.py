@@ -152,8 +152,13 @@ CODE = re.compile(
 """A fenced code block (its body) or a code span (its text) of CommonMark."""
 
 
+def steward_markdown(html: bytes, url: str) -> str:
+    return extract(html, url=url, content_type="text/html").markdown
+
+
 def ours(html: bytes, url: str) -> str:
-    return plain(extract(html, url=url, content_type="text/html").markdown)
+    """Steward's output as the scorer reads it."""
+    return plain(steward_markdown(html, url))
 
 
 def trafilatura_default(html: bytes, url: str) -> str:
@@ -169,7 +174,7 @@ def readabilipy_markdownify(html: bytes, url: str) -> str:
     article = readabilipy.simple_json.simple_json_from_html_string(
         html.decode("utf-8", "replace"), use_readability=False
     )
-    return plain(markdownify.markdownify(article["content"] or "", heading_style="ATX"))
+    return markdownify.markdownify(article["content"] or "", heading_style="ATX")
 
 
 class RsTrafilatura:
@@ -202,11 +207,15 @@ class RsTrafilatura:
 
 
 EXTRACTORS: dict[str, Callable[[bytes, str], str | tuple[str, float]]] = {
-    "steward": ours,
+    "steward": steward_markdown,
     "trafilatura": trafilatura_default,
     "rs-trafilatura": RsTrafilatura(),
     "readabilipy + markdownify": readabilipy_markdownify,
 }
+
+WRITES_MARKDOWN = frozenset({"steward", "readabilipy + markdownify"})
+"""Extractors whose output is Markdown: the scorer reads it as text (``plain``), outside the time
+the extractor is given, as the others' plain text is read as it comes."""
 
 
 @dataclass
@@ -255,7 +264,9 @@ def load_wcxb_split(repository: Path, split: str, limit: int | None) -> list[Pag
     return pages
 
 
-def run(extractor: Callable[[bytes, str], str], pages: list[Page]) -> Run:
+def run(extractor: Callable[[bytes, str], str | tuple[str, float]], pages: list[Page], *, markdown: bool) -> Run:
+    """Each page through ``extractor``, timed; its output read as text for the scorer (``plain``,
+    when it is ``markdown``) once the clock has stopped."""
     result = Run()
     for page in pages:
         started = time.perf_counter()
@@ -264,7 +275,7 @@ def run(extractor: Callable[[bytes, str], str], pages: list[Page]) -> Run:
         if isinstance(output, tuple):  # an extractor in another process says how long it took there
             output, seconds = output
         result.seconds.append(seconds)
-        result.outputs.append(output)
+        result.outputs.append(plain(output) if markdown else output)
     return result
 
 
@@ -397,7 +408,7 @@ def main() -> None:
         report_revised_truths(corpora["wcxb-dev"], corpora["wcxb-dev-full"])
     for corpus, pages in corpora.items():
         chosen = options.only or [name for name in EXTRACTORS if name != "rs-trafilatura" or RsTrafilatura.available()]
-        runs = {name: run(EXTRACTORS[name], pages) for name in chosen}
+        runs = {name: run(EXTRACTORS[name], pages, markdown=name in WRITES_MARKDOWN) for name in chosen}
         report(corpus, pages, runs)
         if corpus == "wcxb-test-full" and "wcxb-dev-full" in corpora:
             report_unseen(pages, corpora["wcxb-dev-full"], runs)
