@@ -10,10 +10,13 @@ venv of its own, ``.venv-trafipy``; timed inside that process) and readabilipy +
 (what the reference MCP fetch server does without Node).
 
 Reported per corpus and extractor: F1 (precision / recall), F1 by page kind, snippets found and
-leaked, pages per second in this one process and the p99 time of one page, and Steward's speed
-as a multiple of trafilatura's. Page-by-page results (F1 of each extractor, our output, the truth)
-go to ``bench/output/extraction/<corpus>/`` for study, worst pages relative to trafilatura first:
-rules are judged on the corpora as a whole, never written for one page.
+leaked, pages per second and the p99 time of one page, and Steward's speed as a multiple of
+trafilatura's and rs-trafilatura's. The extractors take turns page by page, so that the machine
+slowing down or speeding up during a run weighs on all alike; each is timed for its extraction
+alone (the scorer reads Markdown as text after the clock stops). Page-by-page results (F1 of
+each extractor, our output, the truth) go to ``bench/output/extraction/<corpus>/`` for study,
+worst pages relative to trafilatura first: rules are judged on the corpora as a whole, never
+written for one page.
 
 With ``--wcxb-repository DIR`` (a checkout of WCXB's own repository, github.com/Murrough-Foley/
 web-content-extraction-benchmark), its full ``dev`` split (1,497 pages; ``wcxb-dev`` is drawn from
@@ -264,19 +267,23 @@ def load_wcxb_split(repository: Path, split: str, limit: int | None) -> list[Pag
     return pages
 
 
-def run(extractor: Callable[[bytes, str], str | tuple[str, float]], pages: list[Page], *, markdown: bool) -> Run:
-    """Each page through ``extractor``, timed; its output read as text for the scorer (``plain``,
-    when it is ``markdown``) once the clock has stopped."""
-    result = Run()
-    for page in pages:
-        started = time.perf_counter()
-        output = extractor(page.html, page.truth["url"])
-        seconds = time.perf_counter() - started
-        if isinstance(output, tuple):  # an extractor in another process says how long it took there
-            output, seconds = output
-        result.seconds.append(seconds)
-        result.outputs.append(plain(output) if markdown else output)
-    return result
+def run(names: list[str], pages: list[Page]) -> dict[str, Run]:
+    """Each page through each extractor named, timed: the extractors take turns page by page (in
+    an order that rotates), so that a machine slowing down or speeding up during the run weighs on
+    all of them alike. Markdown (``WRITES_MARKDOWN``) is read as text for the scorer (``plain``)
+    once the clock has stopped."""
+    runs = {name: Run() for name in names}
+    for number, page in enumerate(pages):
+        for turn in range(len(names)):
+            name = names[(number + turn) % len(names)]
+            started = time.perf_counter()
+            output = EXTRACTORS[name](page.html, page.truth["url"])
+            seconds = time.perf_counter() - started
+            if isinstance(output, tuple):  # an extractor in another process says how long it took there
+                output, seconds = output
+            runs[name].seconds.append(seconds)
+            runs[name].outputs.append(plain(output) if name in WRITES_MARKDOWN else output)
+    return runs
 
 
 def snippets(pages: list[Page], outputs: list[str], which: str) -> tuple[int, int]:
@@ -408,7 +415,7 @@ def main() -> None:
         report_revised_truths(corpora["wcxb-dev"], corpora["wcxb-dev-full"])
     for corpus, pages in corpora.items():
         chosen = options.only or [name for name in EXTRACTORS if name != "rs-trafilatura" or RsTrafilatura.available()]
-        runs = {name: run(EXTRACTORS[name], pages, markdown=name in WRITES_MARKDOWN) for name in chosen}
+        runs = run(chosen, pages)
         report(corpus, pages, runs)
         if corpus == "wcxb-test-full" and "wcxb-dev-full" in corpora:
             report_unseen(pages, corpora["wcxb-dev-full"], runs)
