@@ -11,7 +11,7 @@ venv of its own, ``.venv-trafipy``; timed inside that process) and readabilipy +
 
 Reported per corpus and extractor: F1 (precision / recall), F1 by page kind, snippets found and
 leaked, pages per second and the p99 time of one page, and Steward's speed as a multiple of
-trafilatura's and rs-trafilatura's. The extractors take turns page by page, so that the machine
+trafilatura's and rs-trafilatura's. The extractors take turns, 25 pages each, so that the machine
 slowing down or speeding up during a run weighs on all alike; each is timed for its extraction
 alone (the scorer reads Markdown as text after the clock stops). Page-by-page results (F1 of
 each extractor, our output, the truth) go to ``bench/output/extraction/<corpus>/`` for study,
@@ -268,22 +268,29 @@ def load_wcxb_split(repository: Path, split: str, limit: int | None) -> list[Pag
 
 
 def run(names: list[str], pages: list[Page]) -> dict[str, Run]:
-    """Each page through each extractor named, timed: the extractors take turns page by page (in
-    an order that rotates), so that a machine slowing down or speeding up during the run weighs on
-    all of them alike. Markdown (``WRITES_MARKDOWN``) is read as text for the scorer (``plain``)
-    once the clock has stopped."""
+    """Each page through each extractor named, timed. The extractors take turns, ``TURN`` pages
+    each (in an order that rotates), so that a machine slowing down or speeding up during the run
+    weighs on all of them alike, while each still runs long enough at a time to work from warm
+    caches (rs-trafilatura, alone in its process, lost a third of its speed taking turns page by
+    page). Markdown (``WRITES_MARKDOWN``) is read as text for the scorer (``plain``) once the
+    clock has stopped."""
     runs = {name: Run() for name in names}
-    for number, page in enumerate(pages):
+    for number, start in enumerate(range(0, len(pages), TURN)):
         for turn in range(len(names)):
             name = names[(number + turn) % len(names)]
-            started = time.perf_counter()
-            output = EXTRACTORS[name](page.html, page.truth["url"])
-            seconds = time.perf_counter() - started
-            if isinstance(output, tuple):  # an extractor in another process says how long it took there
-                output, seconds = output
-            runs[name].seconds.append(seconds)
-            runs[name].outputs.append(plain(output) if name in WRITES_MARKDOWN else output)
+            for page in pages[start : start + TURN]:
+                started = time.perf_counter()
+                output = EXTRACTORS[name](page.html, page.truth["url"])
+                seconds = time.perf_counter() - started
+                if isinstance(output, tuple):  # an extractor in another process says how long it took there
+                    output, seconds = output
+                runs[name].seconds.append(seconds)
+                runs[name].outputs.append(plain(output) if name in WRITES_MARKDOWN else output)
     return runs
+
+
+TURN = 25
+"""Pages an extractor runs through before the next takes its turn."""
 
 
 def snippets(pages: list[Page], outputs: list[str], which: str) -> tuple[int, int]:
