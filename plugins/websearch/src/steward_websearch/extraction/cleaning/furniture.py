@@ -1,9 +1,11 @@
-"""Furniture passes: menus, credits, controls, line numbers and placeholders that no reader came for."""
+"""Furniture passes: menus, credits, disclosures, controls, permalinks, line numbers and placeholders
+that no reader came for."""
 
 from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from xml.etree.ElementTree import Element
 
 from steward_websearch.extraction.roles import class_words
@@ -51,18 +53,9 @@ def drop_credits(content: Element, *, article: bool, measures: Measures | None =
     block (at most ``CREDIT_CHARS``) that opens with such a label and a colon, a ``©`` or "by".
     A source ("Quelle:", "Source:") is the text's citation and stays.
     """
-    if not CREDIT_ANYWHERE.search("".join(content.itertext()).lower()):
-        return
-    measures = measures or Measures(content)
-    removed = drop_where(
-        content,
-        lambda child, tag: (
-            tag in CREDIT_TAGS
-            and 0 < measures.chars.get(child, 0) <= CREDIT_CHARS
-            and bool(CREDIT.match(paragraph_text(child)))
-        ),
+    _drop_short_blocks(
+        content, measures, tags=CREDIT_TAGS, chars=CREDIT_CHARS, anywhere=CREDIT_ANYWHERE, says=CREDIT.match
     )
-    measures.recount(removed)
 
 
 CREDIT_LABEL = (
@@ -88,18 +81,9 @@ def drop_disclosures(content: Element, *, article: bool, measures: Measures | No
     post): an article about affiliate marketing ("Streamers earn a commission when viewers buy")
     speaks of others, and stays.
     """
-    if not DISCLOSED.search("".join(content.itertext()).lower()):
-        return
-    measures = measures or Measures(content)
-    removed = drop_where(
-        content,
-        lambda child, tag: (
-            tag in DISCLOSURE_TAGS
-            and 0 < measures.chars.get(child, 0) <= DISCLOSURE_CHARS
-            and bool(DISCLOSURE.search(paragraph_text(child)))
-        ),
+    _drop_short_blocks(
+        content, measures, tags=DISCLOSURE_TAGS, chars=DISCLOSURE_CHARS, anywhere=DISCLOSED, says=DISCLOSURE.search
     )
-    measures.recount(removed)
 
 
 DISCLOSURE = re.compile(
@@ -115,6 +99,29 @@ DISCLOSED = re.compile("affiliat|commission|compensation|kickback|percentage|qua
 """Words one of the ``DISCLOSURE`` holds, looked for in the lower-cased content before any block is read."""
 DISCLOSURE_CHARS = 400
 DISCLOSURE_TAGS = frozenset({"p", "div", "span", "small", "em", "i", "strong", "aside", "li"})
+
+
+def _drop_short_blocks(
+    content: Element,
+    measures: Measures | None,
+    *,
+    tags: frozenset[str],
+    chars: int,
+    anywhere: re.Pattern[str],
+    says: Callable[[str], object],
+) -> None:
+    """Drop the blocks (``tags``) of at most ``chars`` characters whose text ``says`` what a pass
+    looks for; no block is read unless the lower-cased content holds ``anywhere``."""
+    if not anywhere.search("".join(content.itertext()).lower()):
+        return
+    measures = measures or Measures(content)
+    removed = drop_where(
+        content,
+        lambda child, tag: (
+            tag in tags and 0 < measures.chars.get(child, 0) <= chars and bool(says(paragraph_text(child)))
+        ),
+    )
+    measures.recount(removed)
 
 
 def drop_controls(content: Element, *, article: bool, measures: Measures | None = None) -> None:
