@@ -45,7 +45,8 @@ def _as_written(absolute: str) -> bool:
     """An absolute http(s) URL that resolves to itself as written, with no parsing: printable
     ASCII, no parameters (``;``), no empty query or fragment for ``urljoin`` to drop, and a host
     that is a plain name (no user, port, brackets or backslash: those are parsed, a port checked).
-    Most links of a page are such; splitting and joining each again was a twentieth of extraction."""
+    Most links of a page are such, and ``Document.links`` resolves every one of the page: splitting
+    and joining each again took 0.8 s of 20 s on WCXB's test split under a profiler."""
     if not (absolute.isascii() and absolute.isprintable()) or ";" in absolute or "?#" in absolute:
         return False
     if absolute.endswith(("?", "#")):

@@ -75,7 +75,7 @@ def drop_disclosures(content: Element, *, article: bool, measures: Measures | No
     "When you buy through links on our site, we may earn a commission.", "As an Amazon Associate I
     earn from qualifying purchases."
 
-    The law asks a site paid for its links to say so, and sites say it in the same words over
+    Advertising rules ask a site paid for its links to say so, and sites say it in the same words over
     every story; it tells a reader how the site is paid, not what the page says. One is a block of
     at most ``DISCLOSURE_CHARS`` that says so (``DISCLOSURE``) in the site's own voice (we, I, this
     post): an article about affiliate marketing ("Streamers earn a commission when viewers buy")
