@@ -13,7 +13,6 @@ what its posters wrote, post after post.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterator
 from xml.etree.ElementTree import Element
 
@@ -56,7 +55,7 @@ def drop_posts_furniture(content: Element, *, article: bool, measures: Measures 
     for the poster (``POSTERS``: XenForo's ``message-userExtras``) that does not hold the link to
     the poster's profile, writes no sentence, says at most ``STATISTICS_CHARS`` and is not the
     post's date line ("Posted Jan 5, 2024" under a block named ``author``; the date they joined
-    comes among fields, in a ``dl``). A post's body is found by ``_body_kind``; where a thread has
+    comes among fields, in a ``dl``). A post's body is found by ``_bodies``; where a thread has
     none (posts written straight into their records), the post's name and date stay.
     """
     measures = measures or Measures(content)
@@ -75,35 +74,43 @@ def drop_posts_furniture(content: Element, *, article: bool, measures: Measures 
         dropped.extend(quote for quote in post.iter("blockquote") if _repeats(quote, said))
         dropped.extend(_statistics(post, measures))
         said.update(_runs(" ".join(_own_text(post))))
-    body_kind = _body_kind(posts, measures)
-    if body_kind is not None:
-        dropped.extend(around for post in posts for around in _around_body(post, body_kind, measures))
+    bodies = _bodies(posts, measures)
+    if bodies:
+        dropped.extend(
+            around for post, body in zip(posts, bodies, strict=True) for around in _around_body(post, body, measures)
+        )
     measures.recount(remove_each(dropped, measures))
 
 
-def _body_kind(posts: list[Element], measures: Measures) -> Kind | None:
-    """The kind (``record_kind``) of the posts' bodies: found exactly once inside every post, and
-    holding ``BODY_SHARE`` of the posts' text. Of two such kinds one holds the other (each holds
-    most of the text); the inner one, holding less, is the body, the outer a wrapper."""
-    inside = [
-        [(node, kind) for node in post.iter() if node is not post and (kind := record_kind(node))] for post in posts
-    ]
-    once = set.intersection(
-        *({kind for kind, count in Counter(k for _, k in nodes).items() if count == 1} for nodes in inside)
-    )
-    held: Counter[Kind] = Counter()
-    for nodes in inside:
-        for node, kind in nodes:
-            if kind in once:
-                held[kind] += measures.chars.get(node, 0)
+def _bodies(posts: list[Element], measures: Measures) -> list[Element]:
+    """Each post's body, in the order of ``posts``; none when the posts set no body apart.
+
+    The bodies are of one kind (``record_kind``), found exactly once inside every post, and hold
+    ``BODY_SHARE`` of the posts' text. Of two such kinds one holds the other (each holds most of
+    the text); the inner one, holding less, is the body, the outer a wrapper."""
+    singles: list[dict[Kind, Element]] = []
+    for post in posts:
+        found: dict[Kind, Element] = {}
+        repeated: set[Kind] = set()
+        for node in post.iter():
+            if node is not post and (kind := record_kind(node)):
+                if kind in found:
+                    repeated.add(kind)
+                found[kind] = node
+        singles.append({kind: node for kind, node in found.items() if kind not in repeated})
+    held = {  # in the first post's order: of two kinds that hold as much, the outer one is found first
+        kind: sum(measures.chars.get(found[kind], 0) for found in singles)
+        for kind in singles[0]
+        if all(kind in found for found in singles)
+    }
     total = sum(measures.chars.get(post, 0) for post in posts)
-    bodies = [kind for kind, chars in held.items() if chars >= BODY_SHARE * total]
-    return min(bodies, key=held.__getitem__, default=None)
+    kinds = [kind for kind, chars in held.items() if chars >= BODY_SHARE * total]
+    body = min(kinds, key=held.__getitem__, default=None)
+    return [] if body is None else [found[body] for found in singles]
 
 
-def _around_body(post: Element, kind: Kind, measures: Measures) -> Iterator[Element]:
-    """What ``post`` holds beside its body (of ``kind``) and beside each block wrapping the body."""
-    body = next(node for node in post.iter() if node is not post and record_kind(node) == kind)
+def _around_body(post: Element, body: Element, measures: Measures) -> Iterator[Element]:
+    """What ``post`` holds beside its ``body`` and beside each block wrapping the body."""
     inner = body
     for wrapper in ancestors(body, measures):
         yield from (child for child in wrapper if child is not inner)
