@@ -922,6 +922,23 @@ def test_a_heading_styled_with_scroll_utilities_is_kept():
     assert "## Apply the configuration" in text
 
 
+def test_a_block_a_third_links_is_a_rail_beside_prose_but_content_elsewhere():
+    box = (
+        "<div class='box'><a href='/cameras/r100'>Canon EOS R100 Mirrorless Camera</a>"
+        "<span>BH # CAER1001845</span> <span>MFR # 6052C012</span> <span>In stock, ships today</span></div>"
+    )
+    facts = "<ul><li>24.1MP APS-C CMOS sensor</li><li>4K 24p video</li><li>Dual Pixel autofocus</li></ul>"
+    text = markdown(f"<main><h1>Cameras compared</h1>{box}{facts}<p>Prices as of May.</p></main>")
+    assert "Canon EOS R100 Mirrorless Camera" in text
+    assert "MFR # 6052C012" in text
+    prose = "".join(
+        f"<p>Paragraph {n} of the review says how the camera handled a wet week in the hills.</p>" for n in range(5)
+    )
+    text = markdown(f"<main><article><h1>A week with the R100</h1>{prose}{box}{prose}</article></main>")
+    assert "Paragraph 4 of the review" in text
+    assert "Canon EOS R100" not in text, "beside an article's paragraphs, the same block is a rail"
+
+
 def test_a_short_list_of_facts_is_content_but_a_short_list_of_links_is_not():
     facts = "<ul><li>1.7 l</li><li>Steel</li><li>2 kW</li></ul>"
     share = "<ul><li><a href='https://x.example/share'>Share</a></li><li><a href='/tweet'>Tweet</a></li></ul>"
