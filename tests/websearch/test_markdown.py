@@ -205,6 +205,24 @@ def test_a_line_of_a_paragraph_opens_no_block(parser):
     )
 
 
+def test_a_line_of_a_paragraph_that_reads_as_a_list_item_is_text(parser):
+    html = (
+        "<p>1) Lego Star Wars<br>2) Polistil</p><p>2020. A year of kettles</p><p>Intro<br>1. one<br>- two<br>+ three</p>"
+        "<ul><li>802.<br>11ac Wi-Fi</li></ul><p>-5 degrees, 3.5 stars</p><ol><li>A real item</li></ol>"
+    )
+    markdown = render(html, parser=parser)
+    assert "1\\) Lego Star Wars" in markdown
+    assert "2020\\. A year" in markdown
+    assert "1\\. one  \n\\- two  \n\\+ three" in markdown
+    assert "-5 degrees, 3.5 stars" in markdown, "a dash or a number inside a word opens nothing"
+    shown = MarkdownIt("commonmark").render(markdown)
+    assert shown.count("<ol>") == 1, "only the page's own list is a numbered list"
+    assert "<ol start" not in shown
+    assert shown.count("<ul>") == 1
+    assert "<li>802.<br />\n11ac Wi-Fi</li>" in shown, "an item's first line is a line of text too"
+    assert "1) Lego Star Wars<br />" in shown
+
+
 def test_parentheses_in_a_link_target_are_encoded(parser):
     html = "<p><a href='/wiki/Ajax_(programming)'>AJAX</a> <img src='/img/sign-up%20(2).png' alt='Sign up'></p>"
     assert render(html, parser=parser) == (

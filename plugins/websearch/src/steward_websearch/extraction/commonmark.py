@@ -35,7 +35,9 @@ _ESCAPED = re.compile(r"[\\`*_\[\]]|~(?=~)|(?<=~)~|<(?=[A-Za-z/!?])|&(?=#?\w+;)"
 _TOUCHING = re.compile("|".join(closing + opening for opening, closing in _KINDS))
 _CODE_SPAN = re.compile(f"{CODE[0]}([^{CODE[1]}]*){CODE[1]}")
 _BACKTICKS = re.compile("`+")
-_OPENS_A_BLOCK = re.compile(r">|#{1,6}(?!\S)|=+\s*$|-+\s*$")
+_OPENS_A_BLOCK = re.compile(r">|#{1,6}(?!\S)|=+\s*$|-+\s*$|[-+](?!\S)")
+_NUMBERS_AN_ITEM = re.compile(r"\d{1,9}(?=[.)](?!\S))")
+"""The number of an ordered list's item: its ``.`` or ``)`` is escaped, a backslash before a digit is text."""
 
 
 def escape(text: str) -> str:
@@ -52,10 +54,18 @@ def escape(text: str) -> str:
 
 def line(text: str) -> str:
     """A line of a paragraph that opens no block: ``>`` would quote it, ``# `` make it a heading,
-    and a line of ``=`` or ``-`` would make the line before it one. Looked for past the emphasis
-    the line opens with: emphasis a reader would not read is left out, and the ``>`` then leads."""
+    ``- `` or ``+ `` a list's item, ``2020. `` or ``1) `` a numbered list's (its number the
+    item's marker: "1) Lego" read back as "1. Lego"), and a line of ``=`` or ``-`` would make the
+    line before it a heading. Looked for past the emphasis the line opens with: emphasis a reader
+    would not read is left out, and the ``>`` then leads."""
     rest = text.lstrip(_EMPHASIS_MARKERS)
-    return text[: len(text) - len(rest)] + "\\" + rest if _OPENS_A_BLOCK.match(rest) else text
+    opened = len(text) - len(rest)
+    if _OPENS_A_BLOCK.match(rest):
+        return text[:opened] + "\\" + rest
+    number = _NUMBERS_AN_ITEM.match(rest)
+    if number:
+        return text[: opened + number.end()] + "\\" + text[opened + number.end() :]
+    return text
 
 
 def plain(text: str) -> str:
