@@ -60,3 +60,17 @@ def test_markdown_is_read_as_the_reader_sees_it_and_code_as_it_is_written():
     assert "x**2" in text, "code is what the reader sees, its stars too"
     assert "\\n" in text, "and its backslashes"
     assert "example" not in text, "a link's target is not read"
+
+
+def test_emphasis_tables_and_pictures_are_read_as_a_markdown_reader_shows_them():
+    markdown = (
+        "Each student receives a detailed *Merit Aid Prospectus* laying out:\n\n"
+        "| Step | Kettle |\n| --- | --- |\n| 1\\. Fill | *Quiet* 2 |\n\n"
+        "![A kettle](https://example.org/k.png) 2020\\. A year of &amp; kettles"
+    )
+    text = " ".join(bench.plain(markdown).split())
+    assert "receives a detailed Merit Aid Prospectus laying out:" in text, "a sentence is found across its emphasis"
+    assert "Step Kettle 1. Fill Quiet 2" in text, "cells are read in order, their syntax gone"
+    assert "2020. A year of & kettles" in text
+    assert "k.png" not in text, "a picture is not text"
+    assert "A kettle" not in text
