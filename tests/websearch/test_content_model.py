@@ -1036,6 +1036,21 @@ def test_a_comments_label_closing_the_content_with_no_comments_after_it_is_dropp
     assert "citric acid worked" in text
 
 
+def test_the_labels_of_sharing_and_liking_widgets_closing_the_content_are_dropped():
+    widgets = (
+        "<div class='sharedaddy sd-sharing-enabled'><h3 class='sd-title'>Share this:</h3><ul><li><a href='/s'"
+        " class='share-facebook'><span>Facebook</span></a></li></ul></div><div class='jetpack-likes-widget-wrapper'>"
+        "<h3 class='sd-title'>Like this:</h3><div class='likes-widget-placeholder'></div></div>"
+    )
+    text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{widgets}</article>")
+    assert text.endswith("after it has boiled.")
+    for label in ("Tags:", "Pin it for later!", "Enjoy the post? Pin it for later!", "Diesen Beitrag teilen"):
+        text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}<p>{label}</p></article>")
+        assert label not in text
+    text = markdown(f"<article><h1>Kettle descaling</h1><p>Share this:</p>{KETTLE_PROSE}</article>")
+    assert "Share this:" in text, "a label with the story after it is not closing anything"
+
+
 def test_loading_placeholders_are_not_text_but_a_sentence_about_loading_is():
     page = (
         f"<main><h1>Kettle descaling</h1>{KETTLE_PROSE}<div class='reviews'><div>Loading...</div></div>"
@@ -1507,6 +1522,38 @@ def test_rails_and_teaser_lines_are_recognised_in_the_languages_of_the_web():
             f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}<p>{line} <a href='/l'>Lids that never rattle</a></p></article>"
         )
         assert "never rattle" not in text, line
+
+
+def test_the_links_to_the_previous_and_next_posts_are_not_the_story():
+    navigation = "".join(
+        f"<li class='rkv-entry__series__{side}'><a href='/blog/{slug}/'><div class='rkv__entry__series__content'>"
+        f"<h2 class='p'><span></span>{label}</h2><p>{title}</p></div></a></li>"
+        for side, slug, label, title in [
+            ("prev", "season", "Previous Post", "Don’t Miss the Descaling Season: 8 Last-Minute Kettle Cleaning…"),
+            ("next", "lids", "Nächster Beitrag", "Free Lids and Kettles: What You Need to Know"),
+        ]
+    )
+    navigation = (
+        "<div class='entry__meta'><div class='rkv-entry__series-wrapper'>"
+        f"<ul class='rkv-entry__series rkv-series__list'>{navigation}</ul></div></div>"
+    )
+    text = markdown(
+        f"<article><h1>Kettle descaling</h1><div class='entry-content'>{KETTLE_PROSE}{navigation}</div></article>"
+    )
+    assert text.endswith("after it has boiled.")
+    assert "Descaling Season" not in text
+    assert "Free Lids" not in text
+    sentence = "<p>Next post in this series: how to keep the lid quiet, with nothing but a rubber ring.</p>"
+    text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{sentence}</article>")
+    assert "Next post in this series" in text, "a sentence saying what comes next is text"
+
+
+def test_a_rail_that_promises_other_posts_you_will_love_is_dropped():
+    links = "<ul><li><a href='/loud'>The loudest kettles of the year</a></li><li><a href='/lids'>Lids</a></li></ul>"
+    for label in ("Other posts you’ll love:", "You may also enjoy", "You may be interested in the following topics"):
+        text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}<h4>{label}</h4>{links}</article>")
+        assert label not in text
+        assert "loudest kettles" not in text, label
 
 
 def test_the_label_of_a_rail_its_script_never_filled_is_dropped():

@@ -399,7 +399,10 @@ ANNOUNCEMENT_CHARS = 100
 
 
 RAIL_POINTERS = (
-    r"you (?:may|might) also like|don'?t miss|more (?:stories|news|from [\w .]+|like this|topics from [\w .]+)"
+    r"you (?:may|might) also (?:like|enjoy)|you (?:may|might) (?:also )?be interested in"
+    r"(?: (?:the following|these)(?: topics| articles| posts| stories)?)?(?: as well)?"
+    r"|(?:other )?(?:posts|articles|stories|recipes) you(?:['’]ll| will| may| might)? (?:also )?(?:love|like|enjoy)"
+    r"|don'?t miss|more (?:stories|news|from [\w .]+|like this|topics from [\w .]+)"
     r"|(?:related|similar)(?: stories| articles| posts| coverage| content| reading| threads| topics| questions"
     r"| discussions)?|read (?:more|next|also)|see also|also read"
     r"|recommended(?: for you| stories| reading)?|further reading"

@@ -173,7 +173,9 @@ def _preceding(element: Element, measures: Measures) -> list[Element]:
 def drop_closing_labels(content: Element, *, article: bool, measures: Measures | None = None) -> None:
     """Drop the labels that close the content but head nothing: a comments section's ("Comments",
     "3 Kommentare", "Leave a reply", "Be the first to comment": ``CLOSING_LABEL``) whose comments
-    are gone with the furniture or were never loaded (a script's comments widget, left empty).
+    are gone with the furniture or were never loaded (a script's comments widget, left empty); and
+    a sharing or liking widget's ("Share this:", "Like this:", "Tags:", "Pin it for later!") whose
+    buttons went as controls (a blog's sharing and likes widgets leave exactly these behind).
 
     Only at the very end: a label with comments after it heads them.
     """
@@ -215,13 +217,18 @@ CLOSING_LABEL_CHARS = 60
 CLOSING_LABEL = re.compile(
     r"\W*(?:\d+\s*)?(?:comments?|kommentare?|commentaires?|comentarios?|commenti|reacties|komentarze|replies"
     r"|responses)\W*(?:\(\d+\))?\W*"
-    r"|\W*(?:leave a (?:reply|comment)|post a comment|add a comment|write a comment|be the first to comment"
+    r"|\W*(?:leave a (?:reply|comment)|post a comment|add a (?:new )?comment|write a comment|be the first to comment"
     r"|(?:tell us )?what do (?:you|YOU) think|join the (?:discussion|conversation)|no comments(?: yet)?"
     r"|(?:einen )?kommentar schreiben|schreibe einen kommentar|keine kommentare|laisser un commentaire"
-    r"|deja un comentario|lascia un commento)\W*",
+    r"|deja un comentario|lascia un commento)\W*"
+    r"|\W*(?:like this|share(?: this)?(?: (?:post|article|story|recipe|page))?(?: on| via)?"
+    r"|pin (?:it|this)(?: for later| here)?|(?:enjoy(?:ed)? (?:this|the) (?:post|recipe|article)\W*)?pin it for later"
+    r"|tags?|gefällt mir|teilen|diesen (?:beitrag|artikel) teilen|j'aime|partager(?: cet article)?|me gusta"
+    r"|compartir(?: esto)?|mi piace|condividi|compartilhe|delen|udostępnij)\W*",
     re.IGNORECASE,
 )
-"""What heads a comments section, in English, German, French, Spanish, Italian, Dutch and Polish."""
+"""What heads a comments section, in English, German, French, Spanish, Italian, Dutch and Polish;
+and what a sharing or liking widget leaves once its buttons are gone, in the same languages."""
 
 
 CLOSING_LABELS = 3

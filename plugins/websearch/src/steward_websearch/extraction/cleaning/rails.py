@@ -27,11 +27,13 @@ from steward_websearch.extraction.vocabulary import BLOCKS
 
 
 def drop_teasers(content: Element, *, article: bool, measures: Measures | None = None) -> None:
-    """Drop a line that points to another story: "Related: <link>", "READ MORE: <link>", "Watch: <link>".
+    """Drop a line that points to another story: "Related: <link>", "READ MORE: <link>", "Watch: <link>",
+    and the links to the blog's neighbouring posts ("Previous Post <title>", "Nächster Beitrag <title>").
 
     News and blog templates put them between the paragraphs of a story; they are the headlines of
     other pages, not part of this one. One is a paragraph (or a block) of at most ``TEASER_CHARS``
-    that starts with such a label and a colon and is mostly a link; a sentence that only mentions
+    that starts with such a label and a colon (a neighbour's label needs none) and is mostly a
+    link; a sentence that only mentions
     related work is text. So is a rail: a short block that only says such a label ("You may also
     like…", "Customers also bought", "Das könnte Sie auch interessieren": ``RAIL_POINTERS``) and the
     blocks right after it that are links (``RAIL_LINK_SHARE``) or a grid of cards each linking
@@ -108,7 +110,12 @@ TEASER = re.compile(
     r"|lesen sie (?:auch|mehr)|(?:zum )?weiterlesen|mehr zum thema|auch lesen|lies auch|(?:à )?lire aussi"
     r"|à lire également|voir aussi|le[ae] (?:también|más)|lea|ve[ra] también|(?:le|te) puede interesar"
     r"|puedes ver|mira también|leggi anche|leia (?:também|mais)"
-    r"|veja também|lees ook|(?:czytaj|zobacz) (?:też|także|również))\s*[:»›]",
+    r"|veja também|lees ook|(?:czytaj|zobacz) (?:też|także|również))\s*[:»›]"
+    r"|\W*(?:(?:previous|prev|next|older|newer) (?:post|article|story|entry)"
+    r"|(?:vorheriger|nächster|älterer|neuerer) (?:beitrag|artikel)|article (?:précédent|suivant)"
+    r"|(?:entrada|artículo) (?:anterior|siguiente)|articolo (?:precedente|successivo)"
+    r"|(?:post|artigo) (?:anterior|seguinte)|(?:vorige|volgende) (?:bericht|artikel)"
+    r"|(?:poprzedni|następny) (?:wpis|artykuł))",
     re.IGNORECASE,
 )
 
