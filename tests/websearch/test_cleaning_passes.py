@@ -110,6 +110,19 @@ CASES = [
         kept="Streamers earn a commission",
     ),
     Case(
+        cleaning.drop_reading_times,
+        "<p><span>May 4</span> · <span>5 min read</span></p><p>It takes 5 minutes to read the meter.</p>" + STORY,
+        dropped="5 min read",
+        kept="It takes 5 minutes to read the meter.",
+    ),
+    Case(
+        cleaning.drop_contents_labels,
+        "<h2>Table of Contents</h2>" + STORY + "<div><strong>Inhaltsverzeichnis</strong></div>"
+        "<ul><li>Flood</li><li>Bridge</li></ul>",
+        dropped="Table of Contents",
+        kept="Inhaltsverzeichnis Flood",
+    ),
+    Case(
         cleaning.drop_teasers,
         "<p>Related: <a href='/other'>Ten kettles reviewed</a></p>"
         "<p>Related work on kettles is cited at the end of this story, after the bridge.</p>" + STORY,

@@ -16,6 +16,7 @@ from xml.etree.ElementTree import Element
 from steward_websearch.extraction.cleaning.block import clean
 from steward_websearch.extraction.cleaning.copies import drop_before_title, drop_closing_labels, drop_second_copies
 from steward_websearch.extraction.cleaning.furniture import (
+    drop_contents_labels,
     drop_controls,
     drop_credits,
     drop_disclosures,
@@ -23,6 +24,7 @@ from steward_websearch.extraction.cleaning.furniture import (
     drop_menus,
     drop_permalinks,
     drop_placeholders,
+    drop_reading_times,
 )
 from steward_websearch.extraction.cleaning.rails import drop_repeated_labels, drop_teasers
 from steward_websearch.extraction.cleaning.threads import drop_posts_furniture
@@ -42,6 +44,8 @@ PASSES: tuple[Pass, ...] = (
     drop_placeholders,
     drop_credits,
     drop_disclosures,
+    drop_reading_times,
+    drop_contents_labels,
     drop_teasers,
     drop_repeated_labels,
     drop_second_copies,

@@ -70,6 +70,93 @@ CREDIT_CHARS = 100
 CREDIT_TAGS = frozenset({"p", "div", "span", "small", "em", "figcaption"})
 
 
+def drop_reading_times(content: Element, *, article: bool, measures: Measures | None = None) -> None:
+    """Drop a post's reading time: "5 min read", "Reading Time: 11 minutes", "Lesezeit: 3 Min.".
+
+    Blogs and their listings set it beside the date, as they set the date: an estimate of how long
+    the page takes, not anything it says. One is a short block (at most ``READING_TIME_CHARS``)
+    that says nothing else (``READING_TIME``); "It takes 5 minutes to read the meter" is a sentence.
+    """
+    _drop_short_blocks(
+        content,
+        measures,
+        tags=READING_TIME_TAGS,
+        chars=READING_TIME_CHARS,
+        anywhere=READ_ANYWHERE,
+        says=READING_TIME.fullmatch,
+    )
+
+
+READING_TIME = re.compile(
+    r"\W*(?:(?:estimated )?reading time\W*(?:\d+\s*(?:min(?:ute)?s?\.?|m)|less than a minute)"
+    r"|\d+(?:\s*-\s*\d+)?\s*(?:min(?:ute)?s?\.?|m) (?:read(?:ing)?(?: time)?|to read)"
+    r"|lesezeit\W*(?:ca\.\s*)?\d+\s*min(?:uten?|\.)?|\d+\s*min(?:uten?|\.)? lesezeit"
+    r"|temps de lecture\W*\d+\s*min(?:utes?|\.)?|\d+\s*min(?:utes?|\.)? de lecture"
+    r"|tiempo de lectura\W*\d+\s*min(?:utos?|\.)?|\d+\s*min(?:utos?|\.)? de lectura"
+    r"|tempo di lettura\W*\d+\s*min(?:uti|\.)?|\d+\s*min(?:uti|\.)? di lettura"
+    r"|leestijd\W*\d+\s*min(?:uten|\.)?|\d+\s*min(?:uten|\.)? leestijd"
+    r"|czas czytania\W*\d+\s*min(?:ut|\.)?|\d+\s*min(?:ut|\.)? czytania)\W*",
+    re.IGNORECASE,
+)
+"""A reading time and nothing else, in English, German, French, Spanish, Italian, Dutch and Polish."""
+READ_ANYWHERE = re.compile("read|lesezeit|lecture|lectura|lettura|leestijd|czytania")
+READING_TIME_CHARS = 40
+READING_TIME_TAGS = frozenset({"p", "div", "span", "small", "em", "li", "time"})
+
+
+def drop_contents_labels(content: Element, *, article: bool, measures: Measures | None = None) -> None:
+    """Drop the label of a table of contents that went: "Table of Contents", "On this page",
+    "Inhaltsverzeichnis" over the story's first paragraph.
+
+    A table of contents is links to the page's own sections, and goes as a list of links; its
+    label is a short block of its own, and stays behind unless this pass takes it. A label still
+    followed by a list heads that list, and stays with it.
+    """
+    if not CONTENTS_ANYWHERE.search("".join(content.itertext()).lower()):
+        return
+    measures = measures or Measures(content)
+    labels = [
+        element
+        for element in content.iter()
+        if element.tag in CONTENTS_TAGS
+        and says_only(element, CONTENTS_LABEL, CONTENTS_CHARS)
+        and not _followed_by_a_list(element, measures, content)
+    ]
+    measures.recount(remove_each(labels, measures))
+
+
+def _followed_by_a_list(element: Element, measures: Measures, content: Element) -> bool:
+    """Whether the next block that says something after ``element`` (its parent's, if it is the
+    last one that does) is a list, or opens with one."""
+    node: Element | None = element
+    while node is not None and node is not content:
+        following = measures.following(node)
+        while following is not None and not measures.chars.get(following, 0):
+            following = measures.following(following)
+        if following is not None:
+            while following.tag not in LISTS and len(following) and following.text is None:
+                following = following[0]
+            return following.tag in LISTS or following.tag == "nav"
+        node = measures.parent.get(node)
+    return False
+
+
+CONTENTS_LABEL = re.compile(
+    r"\W*(?:table of contents|contents|on this page|jump to(?: section)?"
+    r"|inhaltsverzeichnis|inhalt|auf dieser seite|sommaire|table des matières|sur cette page|índice|contenido"
+    r"|en esta página|indice|sommario|in questa pagina|inhoudsopgave|inhoud|op deze pagina|spis treści"
+    r"|na tej stronie)\W*",
+    re.IGNORECASE,
+)
+"""What labels a table of contents, in English, German, French, Spanish, Italian, Dutch and Polish."""
+CONTENTS_ANYWHERE = re.compile(
+    "content|on this page|jump to|inhalt|auf dieser|sommaire|table des|sur cette|índice|contenido"
+    "|en esta|indice|sommario|in questa|inhoud|op deze|spis treści|na tej"
+)
+CONTENTS_CHARS = 40
+CONTENTS_TAGS = frozenset({"p", "div", "span", "strong", "h2", "h3", "h4", "h5", "h6", "summary", "button"})
+
+
 def drop_disclosures(content: Element, *, article: bool, measures: Measures | None = None) -> None:
     """Drop the disclosures a commercial page sets in its text: "This post contains affiliate links.",
     "When you buy through links on our site, we may earn a commission.", "As an Amazon Associate I
