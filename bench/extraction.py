@@ -134,7 +134,7 @@ def plain(markdown: str) -> str:
     Inside a code block or a code span nothing is syntax: ``x**2``, ``__init__`` and ``"a\\nb"``
     are what the reader sees. Emphasis is read as a reader reads it, whatever the delimiter: the
     regular expressions this replaced took ``**`` away but left the stars of ``*Merit Aid
-    Prospectus*`` in the text, and a sentence spanning them was not found (145 ``with`` snippets of
+    Prospectus*`` in the text, and a sentence spanning them was not found (139 ``with`` snippets of
     WCXB's dev split, matched as trafilatura's evaluation matches them)."""
     lines: list[str] = []
     for token in READER.parse(markdown):

@@ -134,7 +134,7 @@ def _followed_by_a_list(element: Element, measures: Measures, content: Element) 
         while following is not None and not measures.chars.get(following, 0):
             following = measures.following(following)
         if following is not None:
-            while following.tag not in LISTS and len(following) and following.text is None:
+            while following.tag not in LISTS and len(following) and not (following.text or "").strip():
                 following = following[0]
             return following.tag in LISTS or following.tag == "nav"
         node = measures.parent.get(node)

@@ -33,14 +33,14 @@ def drop_teasers(content: Element, *, article: bool, measures: Measures | None =
     News and blog templates put them between the paragraphs of a story; they are the headlines of
     other pages, not part of this one. One is a paragraph (or a block) of at most ``TEASER_CHARS``
     that starts with such a label and a colon (a neighbour's label needs none) and is mostly a
-    link; a sentence that only mentions
-    related work is text. So is a rail: a short block that only says such a label ("You may also
-    like…", "Customers also bought", "Das könnte Sie auch interessieren": ``RAIL_POINTERS``) and the
-    blocks right after it that are links (``RAIL_LINK_SHARE``) or a grid of cards each linking
-    elsewhere (``_is_cards``), or the label alone when nothing follows it in its block (a rail its
-    script never filled). A section of the site's newest or most read pages ("Trending", "Latest
-    news": ``RAIL_SECTIONS``) is a rail beside a story (an article, declared, or content that is
-    mostly paragraphs); on a listing or a home page it is what the page lists, and stays.
+    link; a sentence that only mentions related work is text. So is a rail: a short block that
+    only says such a label ("You may also like…", "Customers also bought", "Das könnte Sie auch
+    interessieren": ``RAIL_POINTERS``) and the blocks right after it that are links
+    (``RAIL_LINK_SHARE``) or a grid of cards each linking elsewhere (``_is_cards``), or the label
+    alone when nothing follows it in its block (a rail its script never filled). A section of the
+    site's newest or most read pages ("Trending", "Latest news": ``RAIL_SECTIONS``) is a rail
+    beside a story (an article, declared, or content that is mostly paragraphs); on a listing or a
+    home page it is what the page lists, and stays.
     """
     measures = measures or Measures(content)
     teasers = drop_where(
