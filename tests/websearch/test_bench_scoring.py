@@ -74,3 +74,11 @@ def test_emphasis_tables_and_pictures_are_read_as_a_markdown_reader_shows_them()
     assert "2020. A year of & kettles" in text
     assert "k.png" not in text, "a picture is not text"
     assert "A kettle" not in text
+
+
+def test_snippets_are_matched_by_their_words_or_as_written():
+    page = bench.Page("1", b"", {"with": ["boils a litre fast", "The  kettle\nboils"], "without": ["Cart"]})
+    output = "The kettle boils a litre\u2014fast."
+    assert bench.snippets([page], [output], "with") == (2, 2)
+    assert bench.snippets([page], [output], "with", as_written=True) == (1, 2), "a dash for a space loses it"
+    assert bench.snippets([page], [output], "without", as_written=True) == (0, 1)
