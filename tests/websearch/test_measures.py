@@ -46,6 +46,17 @@ def test_recount_after_drop_where_is_a_new_measure_and_drop_where_says_what_went
     assert measures.link_chars[body] == 0
 
 
+def test_what_the_tree_said_is_read_once_and_only_ever_says_more_than_the_tree_now_does():
+    body = tree()
+    measures = Measures(body)
+    said = measures.said()
+    assert said == "".join(body.itertext()).lower()
+    assert "all a link" in said
+    measures.recount(drop_where(body, lambda child, tag: tag == "span"))
+    assert "gone after" not in "".join(body.itertext()).lower()
+    assert measures.said() is said, "read once, for every pass that asks"
+
+
 @pytest.mark.parametrize("corpus", ["scrapinghub", "wcxb-dev"])
 def test_the_passes_sharing_one_measure_keep_it_true_on_the_corpora(corpus, monkeypatch):
     """After each pass, the shared measure counts what a new one would, element by element."""

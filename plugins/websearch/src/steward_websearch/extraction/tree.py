@@ -113,6 +113,8 @@ class Measures:
         self.prose_chars: dict[Element, int] = {}
         self._children: dict[Element, list[Element]] = {}
         self._places: dict[Element, int] = {}
+        self._root = root
+        self._said: str | None = None
         # every element before its ancestors: ElementTree's own walk (in C), reversed
         order = list(root.iter())
         self.parent: dict[Element, Element] = {child: element for element in order for child in element}
@@ -136,6 +138,14 @@ class Measures:
             elif tag == "p":
                 prose = total if links < total / 2 else 0
             chars[element], link_chars[element], prose_chars[element] = total, links, prose
+
+    def said(self) -> str:
+        """All the root's text, lower-cased, as it stood when first asked: read once for the passes
+        that look for a word anywhere before reading any block. What passes removed since only
+        makes it say more than the tree now does, never less: a pass it lets through finds nothing."""
+        if self._said is None:
+            self._said = "".join(self._root.itertext()).lower()
+        return self._said
 
     def recount(self, removed: Iterable[Element]) -> None:
         """Bring the counts up to date after ``removed`` left the tree (``remove_each``,

@@ -112,7 +112,7 @@ def drop_contents_labels(content: Element, *, article: bool, measures: Measures 
     label is a short block of its own, and stays behind unless this pass takes it. A label still
     followed by a list heads that list, and stays with it.
     """
-    if not CONTENTS_ANYWHERE.search("".join(content.itertext()).lower()):
+    if not CONTENTS_ANYWHERE.search(_said(content, measures)):
         return
     measures = measures or Measures(content)
     labels = [
@@ -199,7 +199,7 @@ def _drop_short_blocks(
 ) -> None:
     """Drop the blocks (``tags``) of at most ``chars`` characters whose text ``says`` what a pass
     looks for; no block is read unless the lower-cased content holds ``anywhere``."""
-    if not anywhere.search("".join(content.itertext()).lower()):
+    if not anywhere.search(_said(content, measures)):
         return
     measures = measures or Measures(content)
     removed = drop_where(
@@ -209,6 +209,12 @@ def _drop_short_blocks(
         ),
     )
     measures.recount(removed)
+
+
+def _said(content: Element, measures: Measures | None) -> str:
+    """The content's lower-cased text, for a pass to look for a word before reading any block: read
+    once for all the passes that share ``measures`` (``Measures.said``)."""
+    return measures.said() if measures is not None else "".join(content.itertext()).lower()
 
 
 def drop_controls(content: Element, *, article: bool, measures: Measures | None = None) -> None:
@@ -365,7 +371,7 @@ def drop_placeholders(content: Element, *, article: bool, measures: Measures | N
     (``FILLER``) goes, unless the filler is ``FILLER_SHARE`` or more of the content: a template
     never filled in is all the page there is.
     """
-    said = "".join(content.itertext()).lower()
+    said = _said(content, measures)
     if PLACEHOLDER_ANYWHERE.search(said):
         removed = drop_where(
             content,
