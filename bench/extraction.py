@@ -12,12 +12,11 @@ venv of its own, ``.venv-trafipy``; timed inside that process) and readabilipy +
 Reported per corpus and extractor: F1 (precision / recall), F1 by page kind, snippets found and
 leaked (by their words, and as written, as trafilatura's own evaluation matches them), pages per
 second and the p99 time of one page, and Steward's speed as a multiple of trafilatura's and
-rs-trafilatura's. The extractors take turns, 25 pages each, so that the machine
-slowing down or speeding up during a run weighs on all alike; each is timed for its extraction
-alone (the scorer reads Markdown as text after the clock stops). Page-by-page results (F1 of
-each extractor, our output, the truth) go to ``bench/output/extraction/<corpus>/`` for study,
-worst pages relative to trafilatura first: rules are judged on the corpora as a whole, never
-written for one page.
+rs-trafilatura's. The extractors take turns, 25 pages each, so that the machine slowing down or
+speeding up during a run weighs on all alike; each is timed for its extraction alone (the scorer
+reads Markdown as text after the clock stops). Page-by-page results (F1 of each extractor, our
+output, the truth) go to ``bench/output/extraction/<corpus>/`` for study, worst pages relative to
+trafilatura first: rules are judged on the corpora as a whole, never written for one page.
 
 With ``--wcxb-repository DIR`` (a checkout of WCXB's own repository, github.com/Murrough-Foley/
 web-content-extraction-benchmark), its full ``dev`` split (1,497 pages; ``wcxb-dev`` is drawn from
@@ -298,19 +297,25 @@ def snippets(pages: list[Page], outputs: list[str], which: str, *, as_written: b
     in a row, or ``as_written``, the snippet as it is written, only its whitespace collapsed, as
     trafilatura's own evaluation matches its snippets (``tests/eval_common.py`` in its repository):
     there a stray ``*`` or a dash for a comma loses the sentence."""
+    read = _collapsed if as_written else _spaced_words
     present = total = 0
     for page, output in zip(pages, outputs, strict=True):
-        text = _collapsed(output) if as_written else f" {words(output)} "
+        text = read(output)
         for snippet in page.truth.get(which) or []:
-            wanted = _collapsed(snippet) if as_written else words(snippet)
-            if wanted:
+            wanted = read(snippet)
+            if wanted.strip():
                 total += 1
-                present += (wanted if as_written else f" {wanted} ") in text
+                present += wanted in text
     return present, total
 
 
 def _collapsed(text: str) -> str:
     return " ".join(text.split())
+
+
+def _spaced_words(text: str) -> str:
+    """The words of ``text`` between spaces: one text's words found in another's end on word boundaries."""
+    return f" {words(text)} "
 
 
 def report(corpus: str, pages: list[Page], runs: dict[str, Run]) -> None:
