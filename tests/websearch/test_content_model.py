@@ -547,6 +547,53 @@ def test_layout_words_run_into_others_are_still_read():
     assert "Spring cleaning" not in text
 
 
+def test_a_docbook_navigation_header_is_navigation():
+    header = (
+        "<div class='navheader'><table><tr><th colspan='5'>Chapter 11. Indexes</th></tr><tr>"
+        "<td><a href='prev.html'>Prev</a></td><td><a href='up.html'>Up</a></td><th>Part II. The SQL Language</th>"
+        "<td><a href='index.html'>Home</a></td><td><a href='next.html'>Next</a></td></tr></table></div>"
+    )
+    chapter = f"<div class='chapter'><h2>Chapter 11. Indexes</h2><p>{'Indexes speed up reads. ' * 8}</p></div>"
+    text = markdown(f"<div id='docContent'>{header}{chapter}</div>")
+    assert "Indexes speed up reads." in text
+    assert "Part II" not in text
+    assert "Prev" not in text
+
+
+def test_a_list_of_the_page_in_other_languages_is_navigation():
+    languages = {"af": "Afrikaans", "de": "Deutsch", "fr": "Français", "ja": "日本語", "ar": "العربية"}
+    switcher = "".join(
+        f"<li><a href='https://{code}.wiki.example/Liste' hreflang='{code}' lang='{code}'>{name}</a></li>"
+        for code, name in languages.items()
+    )
+
+    def section(letter: str, languages: list[tuple[str, int]]) -> str:
+        items = "".join(f"<li><a href='/wiki/{name}'>{name}</a> ({year})</li>" for name, year in languages)
+        return f"<section><h2>{letter}</h2><ul>{items}</ul></section>"
+
+    sections = (
+        section("A", [("Ada", 1980), ("APL", 1966), ("AWK", 1977)])
+        + section("B", [("B", 1969), ("BASIC", 1964), ("BCPL", 1967)])
+        + section("C", [("C", 1972), ("COBOL", 1959), ("Curl", 1998)])
+    )
+    text = markdown(f"<main><h1>List of programming languages</h1><div><ul>{switcher}</ul></div>{sections}</main>")
+    assert "[APL](https://forum.example/wiki/APL) (1966)" in text, "links without languages stay"
+    assert "Deutsch" not in text
+    assert "日本語" not in text
+
+
+def test_links_in_one_language_are_no_language_switcher():
+    links = "".join(
+        f"<li><a href='/guides/{n}' lang='en'>Guide {n}</a>: planting seedlings out in week {n + 2}, after the frost</li>"
+        for n in range(4)
+    )
+    story = f"<p>{'Sow the seeds indoors six weeks before the last frost, then harden them off. ' * 4}</p>"
+    text = markdown(
+        f"<main><article><h1>Seedlings</h1>{story}<p>Read next:</p><ul>{links}</ul>{story}</article></main>"
+    )
+    assert "Guide 3" in text
+
+
 def test_a_heading_or_a_one_link_paragraph_in_a_wrapper_of_its_own_is_kept():
     blocks = "".join(
         f"<div class='block'>{inner}</div>"
@@ -647,6 +694,14 @@ def test_a_figure_keeps_its_picture_and_loses_its_caption():
     text = markdown(f"<main><article><h1>Moon landers</h1>{KETTLE_PROSE}{figure}{KETTLE_PROSE}</article></main>")
     assert "![Blue Moon lander](https://forum.example/lander.jpg)" in text
     assert "Image credit" not in text
+
+
+def test_the_caption_of_a_figure_showing_code_or_a_table_titles_it_and_stays():
+    code = "<figure class='listing'><pre><code>let s = \"hello\";</code></pre><figcaption><a href='#l1'>Listing 4-1</a>: A variable and its scope</figcaption></figure>"
+    table = "<figure><table><tr><th>Size</th><th>Chest</th></tr><tr><td>M</td><td>96</td></tr></table><figcaption>Table 2: Sizes in centimetres</figcaption></figure>"
+    text = markdown(f"<main><article><h1>Ownership</h1>{KETTLE_PROSE}{code}{KETTLE_PROSE}{table}</article></main>")
+    assert "Listing 4-1: A variable and its scope" in text
+    assert "Table 2: Sizes in centimetres" in text
 
 
 ARTICLE_TYPE = "<meta property='og:type' content='article'>"

@@ -254,6 +254,18 @@ def _read_headings_buttons(root: Element) -> None:
                 button.attrib.pop("class", None)
 
 
+def listing_captions(root: Element) -> set[Element]:
+    """The captions of figures that show code or a table: "Listing 4-1: A variable and the scope
+    in which it is valid" titles the program above it, as a table's caption does, and the text
+    refers to it by that name. A picture's caption is its credit and description, furniture."""
+    return {
+        caption
+        for figure in root.iter("figure")
+        if next(figure.iter("pre"), None) is not None or next(figure.iter("table"), None) is not None
+        for caption in figure.iter("figcaption")
+    }
+
+
 def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measures:
     """Drop what never renders text, then (``furniture``) the page's furniture, then what is hidden.
 
@@ -263,7 +275,8 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measur
     A ``button`` is a control, except inside a heading, whose text it is (``_read_headings_buttons``).
 
     Furniture is what its tag or role says is navigation, a banner, an aside, a footer or a
-    dialog, and figure captions. A dialog inside the ``main`` landmark, and the ``aside`` it
+    dialog, a language switcher, and the captions of figures other than a listing's
+    (``listing_captions``). A dialog inside the ``main`` landmark, and the ``aside`` it
     slides in, are not furniture unless the page is an ``article``: shops put the size guide and
     the product details in drawers opened on demand, where an article's dialogs are the site's
     (republish this story, sign up). Furniture that holds the ``main`` landmark is a wrapper, not
@@ -293,6 +306,7 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measur
     around_main = _around(root, is_main) if furniture else set()
     drawers = set() if article or not furniture else _drawers(e for e in around_main if is_main(e))
     drawers.update([element for drawer in drawers for element in drawer.iter("aside")])
+    listings = listing_captions(root) if furniture else set()
 
     def unseen(child: Element, tag: str) -> bool:
         if not tag or tag.startswith("{") or tag in UNSEEN or (tag == "noscript" and _asks_for_javascript(child)):
@@ -302,6 +316,7 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measur
             and child not in drawers
             and (tag in FURNITURE or is_furniture(child))
             and child not in around_main
+            and child not in listings
         )
 
     def unwanted(child: Element, tag: str) -> bool:

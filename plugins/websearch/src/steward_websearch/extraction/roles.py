@@ -116,16 +116,25 @@ def _label_words(label: str) -> frozenset[str]:
     return frozenset(words)
 
 
-_COMPOUND = re.compile(r"^(?:footer|menu|related)(?=.)|(?<=.)(?:footer|metadata)$")
+_COMPOUND = re.compile(
+    r"^(?:footer|menu|related)(?=.)|(?<=.)(?:footer|metadata)$"
+    r"|^nav(?=(?:bar|box|group|header|holder|item|link|list|menu|panel|tab|wrap|wrapper)s?$)"
+)
 """Role words run into others: ``brdfooter``, ``footerlinks``, ``menuwrap``, ``relatedposts``
-(WordPress's Jetpack), ``postmetadata`` (its classic themes). Not ``menu`` at the end, where it
-is as often something else (``contextmenu`` marks a CMS's body paragraphs)."""
+(WordPress's Jetpack), ``postmetadata`` (its classic themes), ``navheader`` (DocBook's Prev / Up /
+Home / Next table). Not ``menu`` at the end, where it is as often something else (``contextmenu``
+marks a CMS's body paragraphs); ``nav`` only before a word for a piece of navigation, not before
+whatever follows it (``navy``, ``navigator``)."""
 
 
 def is_furniture(element: Element) -> bool:
-    """Navigation, banners, dialogs and the like, by the role the page gives them; and skip links."""
-    if element.tag == "a":
+    """Navigation, banners, dialogs and the like, by the role the page gives them; skip links and
+    language switchers."""
+    tag = element.tag
+    if tag == "a":
         return _is_skip_link(element)
+    if tag == "ul" or tag == "ol":
+        return _switches_language(element)
     return (element.get("role") or "").lower() in HIDDEN_ROLES
 
 
@@ -143,6 +152,23 @@ and Polish."""
 def _is_skip_link(anchor: Element) -> bool:
     """ "Skip to content", "Back to top": a link to a place on the same page, for moving around it."""
     return (anchor.get("href") or "").startswith("#") and bool(SKIP_LINK.match("".join(anchor.itertext())))
+
+
+def _switches_language(listing: Element) -> bool:
+    """A list of links to the page in other languages: its links (``SWITCHER_SHARE`` of them)
+    say the language they lead to (``hreflang``, or ``lang`` on a name written in that language:
+    "Deutsch", "日本語"), ``LANGUAGES`` or more between them. Wikipedia's "51 languages", a
+    documentation site's switcher; links that all say one language are no switcher."""
+    links = list(listing.iter("a"))
+    if len(links) < LANGUAGES:
+        return False
+    languages = [link.get("hreflang") or link.get("lang") for link in links]
+    named = [language.lower() for language in languages if language]
+    return len(named) >= SWITCHER_SHARE * len(links) and len(set(named)) >= LANGUAGES
+
+
+LANGUAGES = 3
+SWITCHER_SHARE = 0.8
 
 
 def is_hidden(element: Element) -> bool:
