@@ -12,6 +12,8 @@ from steward_websearch.extraction import document, parse
 from steward_websearch.extraction.tree import MAX_DEPTH
 
 CORPORA = Path(__file__).parent / "data" / "extraction"
+SVG = "{http://www.w3.org/2000/svg}"
+MATHML = "{http://www.w3.org/1998/Math/MathML}"
 
 
 def test_the_fast_parser_is_the_default_when_installed():
@@ -31,6 +33,20 @@ def test_trees_have_the_same_shape():
 
     assert shape(fast) == shape(reference)
     assert fast.find("body/p").get("hidden") == ""
+
+
+@pytest.mark.parametrize("parser", ["lexbor", "html5lib"])
+def test_a_drawing_or_a_formula_comes_back_empty_and_the_text_around_it_stays(parser):
+    """What ``svg`` and ``math`` hold is never read as text; copying an icon set's paths only costs."""
+    html = (
+        "<p>Before<svg viewBox='0 0 1 1'><title>icon</title><g><path d='M0'/><path d='M1'/></g></svg>after"
+        "<math><mi>x</mi><mo>=</mo><mn>2</mn></math>end</p>"
+    )
+    paragraph = parse.parse_html(html, parser).find("body/p")
+    drawing, formula = list(paragraph)
+    assert (drawing.tag, drawing.get("viewBox"), len(drawing), drawing.text) == (f"{SVG}svg", "0 0 1 1", 0, None)
+    assert (formula.tag, len(formula)) == (f"{MATHML}math", 0)
+    assert (paragraph.text, drawing.tail, formula.tail) == ("Before", "after", "end")
 
 
 def test_server_code_left_in_a_page_is_a_comment_to_both():

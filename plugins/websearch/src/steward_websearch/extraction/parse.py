@@ -2,8 +2,10 @@
 
 Two implementations of the same algorithm: lexbor (C, through selectolax), about 20 times faster,
 used whenever it is installed; and html5lib (pure Python), the reference that always works. Both
-give the same tree shape: lower-case HTML tag names without a namespace, ``svg`` and ``math``
-content in their namespaces, attributes without a value as ``""``, comments and doctypes left out.
+give the same tree shape: lower-case HTML tag names without a namespace, ``svg`` and ``math`` in
+their namespaces and empty (a drawing's paths and a formula's layout are never read as text, and
+an icon set's paths were a tenth of the elements of real pages), attributes without a value as
+``""``, comments and doctypes left out.
 
 A page past the budget (``MAX_ELEMENTS`` elements, nesting ``MAX_NESTING`` deep, an element with
 more than ``MAX_ATTRIBUTES`` attributes, or attributes whose squares add up past
@@ -59,6 +61,7 @@ def parse_html(source: str, parser: Parser = DEFAULT_PARSER) -> Element:
     if parser == "html5lib" or LexborHTMLParser is None:
         root = html5lib.parse(source, treebuilder="etree", namespaceHTMLElements=False)
         _drop_comments(root)
+        _empty_foreign(root)
         _count(sum(1 for _ in root.iter()))
         flatten_deep(root)
         return root
@@ -178,15 +181,16 @@ def nesting_depth(source: str) -> int:
 
 def _from_lexbor(html: object) -> Element:
     """Copy lexbor's tree into ``xml.etree`` elements, iteratively (no depth is too deep), an
-    element ``MAX_DEPTH`` deep read as its text (what ``flatten_deep`` does, without another walk).
+    element ``MAX_DEPTH`` deep read as its text (what ``flatten_deep`` does, without another walk),
+    ``svg`` and ``math`` without what they hold.
 
     Every property of a lexbor node is a call that builds a new wrapper, so each is read once.
     """
     root = Element("html", _attributes(html))
-    stack = [(html.child, root, "", 1)]
+    stack = [(html.child, root, 1)]
     elements = 1
     while stack:
-        node, parent, namespace, depth = stack.pop()
+        node, parent, depth = stack.pop()
         last: Element | None = parent[-1] if len(parent) else None
         while node is not None:
             tag = node.tag
@@ -197,19 +201,19 @@ def _from_lexbor(html: object) -> Element:
                 else:
                     last.tail = (last.tail or "") + text
             elif tag is not None and tag[0] not in "-_!":
-                own = namespace or FOREIGN.get(tag, "")
-                element = Element(own + tag if own else tag, _attributes(node))
+                namespace = FOREIGN.get(tag)
+                element = Element(namespace + tag if namespace else tag, _attributes(node))
                 parent.append(element)
                 elements += 1
                 if elements > MAX_ELEMENTS:
                     _count(elements)
                 last = element
-                child = node.child
+                child = None if namespace else node.child
                 if child is not None and depth >= MAX_DEPTH:
                     element.text = " ".join(node.text(deep=True).split())
                 elif child is not None:
-                    stack.append((node.next, parent, namespace, depth))
-                    stack.append((child, element, own, depth + 1))
+                    stack.append((node.next, parent, depth))
+                    stack.append((child, element, depth + 1))
                     break
             node = node.next
     return root
@@ -221,6 +225,15 @@ def _attributes(node: object) -> dict[str, str]:
     if attributes and None in attributes.values():
         return {name: "" if value is None else value for name, value in attributes.items()}
     return attributes
+
+
+def _empty_foreign(root: Element) -> None:
+    for element in [element for element in root.iter() if element.tag in _FOREIGN_ROOTS]:
+        element[:] = []
+        element.text = None
+
+
+_FOREIGN_ROOTS = frozenset(namespace + name for name, namespace in FOREIGN.items())
 
 
 def _drop_comments(root: Element) -> None:
