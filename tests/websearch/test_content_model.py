@@ -1033,6 +1033,24 @@ def test_a_highlighters_column_of_line_numbers_is_not_code():
     assert "| 1 2 3 | 1 4 9 |" in text, "numbers beside numbers are data, not a gutter"
 
 
+def test_a_link_to_the_rest_of_a_teaser_is_no_text_but_a_link_that_says_something_is():
+    def teaser(n: int, more: str) -> str:
+        return (
+            f"<div class='card'><h3><a href='/news/{n}'>Story {n}: the bridge reopens</a></h3><p>The council voted"
+            f" on the {n}th to reopen the bridge to cyclists after the spring repairs.</p>"
+            f"<p><a href='/news/{n}'>{more}</a></p></div>"
+        )
+
+    labels = ["Read more", "Continue reading →", "Read the full story", "Weiterlesen", "Lire la suite", "View all"]
+    cards = "".join(teaser(n, label) for n, label in enumerate(labels, 1))
+    said = "<p>Locals can <a href='/more'>read more about the repairs</a> on the council's page.</p>"
+    text = markdown(f"<main><h1>News</h1>{cards}{said}</main>")
+    assert "the 6th to reopen the bridge" in text
+    for label in labels:
+        assert label not in text
+    assert "[read more about the repairs](https://forum.example/more)" in text
+
+
 def test_what_asks_the_reader_to_sign_in_rate_or_share_is_not_text_but_an_instruction_is():
     prompts = (
         "<h2>Create an account or sign in to comment</h2>",

@@ -223,9 +223,11 @@ def drop_controls(content: Element, *, article: bool, measures: Measures | None 
     sentence: a prompt to sign in before acting ("You must log in to answer this question.",
     "Create an account or sign in to comment", "Sie müssen sich einloggen, um …"), a thread's
     notice that a guest cannot ("Not open for further replies."), a request to rate the page
-    ("Was this article helpful?", "War der Artikel nützlich?"). What a guest sees in place of the
-    form, and the form's question, are not what the page says; "Log in to your console and click
-    Create" is an instruction, and stays.
+    ("Was this article helpful?", "War der Artikel nützlich?"); and a link that only leads to the
+    rest of a teaser (``MORE``: "Read more", "Continue reading", "View all", "Weiterlesen"), the
+    link's title having said where. What a guest sees in place of the form, and the form's
+    question, are not what the page says; "Log in to your console and click Create" is an
+    instruction, and stays.
 
     Done last, on the content already chosen: taken out earlier, the links they are would no
     longer count in the link density that tells a rail of other stories from the story.
@@ -233,7 +235,9 @@ def drop_controls(content: Element, *, article: bool, measures: Measures | None 
     removed = drop_where(
         content,
         lambda child, tag: (
-            (tag in ("a", "span") and bool(class_words(child) & CONTROLS)) or _asks_the_reader(child, tag)
+            (tag in ("a", "span") and bool(class_words(child) & CONTROLS))
+            or _asks_the_reader(child, tag)
+            or (tag == "a" and says_only(child, MORE, MORE_CHARS))
         ),
     )
     if measures is not None:
@@ -287,6 +291,18 @@ ASKS = re.compile(
 cannot, a request to rate or share the page, or to turn JavaScript on ("This slideshow requires
 JavaScript.", what WordPress's slideshows say outside any ``noscript``); in English, German,
 French, Spanish and Italian."""
+
+
+MORE = re.compile(
+    r"\W*(?:(?:read|see|view) (?:more|all|the (?:full|whole|entire|rest of the) (?:story|article|post|review)"
+    r"|(?:full|whole|entire) (?:story|article|post|review))|continue reading|keep reading"
+    r"|(?:weiter|mehr) ?lesen|lire la suite|lire plus|leer más|seguir leyendo|leggi (?:di più|tutto)"
+    r"|continua a leggere|lees meer|verder lezen|leia mais|ler mais|continuar lendo)\W*",
+    re.IGNORECASE,
+)
+MORE_CHARS = 40
+"""What a link to the rest of a teaser says, all it says, in English, German, French, Spanish,
+Italian, Dutch and Portuguese."""
 
 
 ASKING_TAGS = frozenset({"p", "div", "span", "h2", "h3", "h4", "h5", "h6", "li", "strong", "em", "a"})
