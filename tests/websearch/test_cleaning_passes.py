@@ -103,6 +103,13 @@ CASES = [
         kept="Source: Reuters",
     ),
     Case(
+        cleaning.drop_bylines,
+        "<p>Written by Cassidy Horton</p><div>Reviewed by: Brian Stormont, CFP®</div>"
+        "<p><em>Edited by our experts to help students stand out.</em></p><p>Published by Valve</p>" + STORY,
+        dropped="Reviewed by: Brian Stormont, CFP®",
+        kept="Edited by our experts to help students stand out. Published by Valve",
+    ),
+    Case(
         cleaning.drop_disclosures,
         "<p><em>This post contains affiliate links: if you buy through them, we may earn a small commission.</em></p>"
         "<p>Streamers earn a commission when viewers buy games through their affiliate links.</p>" + STORY,

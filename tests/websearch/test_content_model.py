@@ -1033,6 +1033,26 @@ def test_a_highlighters_column_of_line_numbers_is_not_code():
     assert "| 1 2 3 | 1 4 9 |" in text, "numbers beside numbers are data, not a gutter"
 
 
+def test_who_wrote_edited_or_checked_a_post_is_no_line_of_its_text():
+    bylines = (
+        "<p>Written by Cassidy Horton</p>",
+        "<div><span>Medically reviewed by Jane Doe, MD, PhD</span></div>",
+        "<p>Written By Feb 11, 2019 · 3 min read</p>",
+        "<p>Geschrieben von Anna Müller am 3. Mai 2024</p>",
+    )
+    kept = (
+        "<p>Written by a nurse for nurses, this guide explains each step.</p>",
+        "<p>Our resumes are <strong>edited by our experts to help students stand out.</strong></p>",
+    )
+    text = markdown(
+        f"<main><article><h1>Kettle descaling</h1>{''.join(bylines)}{KETTLE_PROSE}{''.join(kept)}</article></main>"
+    )
+    for gone in ("Cassidy Horton", "Jane Doe", "Written By", "Anna Müller"):
+        assert gone not in text
+    assert "Written by a nurse for nurses" in text
+    assert "**edited by our experts to help students stand out.**" in text
+
+
 def test_a_link_to_the_rest_of_a_teaser_is_no_text_but_a_link_that_says_something_is():
     def teaser(n: int, more: str) -> str:
         return (

@@ -16,6 +16,7 @@ from xml.etree.ElementTree import Element
 from steward_websearch.extraction.cleaning.block import clean
 from steward_websearch.extraction.cleaning.copies import drop_before_title, drop_closing_labels, drop_second_copies
 from steward_websearch.extraction.cleaning.furniture import (
+    drop_bylines,
     drop_contents_labels,
     drop_controls,
     drop_credits,
@@ -43,6 +44,7 @@ PASSES: tuple[Pass, ...] = (
     drop_line_numbers,
     drop_placeholders,
     drop_credits,
+    drop_bylines,
     drop_disclosures,
     drop_reading_times,
     drop_contents_labels,

@@ -70,6 +70,39 @@ CREDIT_CHARS = 100
 CREDIT_TAGS = frozenset({"p", "div", "span", "small", "em", "figcaption"})
 
 
+def drop_bylines(content: Element, *, article: bool, measures: Measures | None = None) -> None:
+    """Drop a byline typed as a line of the text: "Written by Cassidy Horton", "Reviewed by: Brian
+    Stormont, CFP®", "Medically reviewed by …", "Geschrieben von …", "Écrit par …".
+
+    Templates set who wrote, edited or checked a post above or below it, as they set its date,
+    and name the block ``byline`` only sometimes (``clean`` drops those by name). One is a short
+    block (at most ``BYLINE_CHARS``) that says nothing else (``BYLINE``); "Published by" stays,
+    a game's or a book's publisher in a shop's list, and so does a sentence ("Written by a nurse
+    for nurses, this guide …" goes on past the name).
+    """
+    _drop_short_blocks(
+        content, measures, tags=BYLINE_TAGS, chars=BYLINE_CHARS, anywhere=BYLINE_ANYWHERE, says=BYLINE.fullmatch
+    )
+
+
+BYLINE_LABEL = (
+    r"(?:written|reviewed|edited|fact[- ]?checked|medically reviewed|expert reviewed|words|reported)\s+by"
+    r"|(?:geschrieben|verfasst) von|(?:écrit|rédigé) par|(?:escrito|redactado) por|scritto da"
+)
+BYLINE_NAME = r"(?-i:(?![a-z]))(?:[^.,!?\n]|(?<=\b[A-Z])\.){1,40}?(?:,\s*(?:[A-Z][\w.®]{0,11}|\d{4}\b[^.!?\n]{0,20}))*"
+"""A name: not opening in lower case ("edited by our experts to help…" is a sentence going on),
+with its initials' full stops, and credentials (", MD", ", CFP®") or a year after commas."""
+BYLINE = re.compile(
+    rf"\W*(?:{BYLINE_LABEL})(?:\s*:)?(?:\s+{BYLINE_NAME})?(?:\s+(?:on|am|le|el|il)\s+[^!?\n]{{1,30}})?\W*",
+    re.IGNORECASE,
+)
+"""Who wrote, edited or checked the text, and nothing more than a name and a date, in English,
+German, French, Spanish and Italian."""
+BYLINE_ANYWHERE = re.compile(" by| von| par| por| da")
+BYLINE_CHARS = 100
+BYLINE_TAGS = frozenset({"p", "div", "span", "small", "em", "li", "strong", "address"})
+
+
 def drop_reading_times(content: Element, *, article: bool, measures: Measures | None = None) -> None:
     """Drop a post's reading time: "5 min read", "Reading Time: 11 minutes", "Lesezeit: 3 Min.".
 
