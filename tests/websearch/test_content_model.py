@@ -1061,14 +1061,18 @@ def test_a_link_to_the_rest_of_a_teaser_is_no_text_but_a_link_that_says_somethin
             f"<p><a href='/news/{n}'>{more}</a></p></div>"
         )
 
-    labels = ["Read more", "Continue reading →", "Read the full story", "Weiterlesen", "Lire la suite", "View all"]
+    labels = ["Read more", "Continue reading →", "Read the full story", "Weiterlesen", "Lire la suite", "Leer más"]
     cards = "".join(teaser(n, label) for n, label in enumerate(labels, 1))
-    said = "<p>Locals can <a href='/more'>read more about the repairs</a> on the council's page.</p>"
+    said = (
+        "<p>Locals can <a href='/more'>read more about the repairs</a> on the council's page.</p>"
+        "<p><a href='/news'>View all</a></p>"
+    )
     text = markdown(f"<main><h1>News</h1>{cards}{said}</main>")
     assert "the 6th to reopen the bridge" in text
     for label in labels:
         assert label not in text
     assert "[read more about the repairs](https://forum.example/more)" in text
+    assert "[View all](https://forum.example/news)" in text, "a shop's category leads with it"
 
 
 def test_what_asks_the_reader_to_sign_in_rate_or_share_is_not_text_but_an_instruction_is():

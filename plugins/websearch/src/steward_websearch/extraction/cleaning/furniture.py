@@ -257,7 +257,7 @@ def drop_controls(content: Element, *, article: bool, measures: Measures | None 
     "Create an account or sign in to comment", "Sie müssen sich einloggen, um …"), a thread's
     notice that a guest cannot ("Not open for further replies."), a request to rate the page
     ("Was this article helpful?", "War der Artikel nützlich?"); and a link that only leads to the
-    rest of a teaser (``MORE``: "Read more", "Continue reading", "View all", "Weiterlesen"), the
+    rest of a teaser (``MORE``: "Read more", "Continue reading", "Weiterlesen"), the
     link's title having said where. What a guest sees in place of the form, and the form's
     question, are not what the page says; "Log in to your console and click Create" is an
     instruction, and stays.
@@ -327,7 +327,7 @@ French, Spanish and Italian."""
 
 
 MORE = re.compile(
-    r"\W*(?:(?:read|see|view) (?:more|all|the (?:full|whole|entire|rest of the) (?:story|article|post|review)"
+    r"\W*(?:(?:read|see|view) (?:more|the (?:full|whole|entire|rest of the) (?:story|article|post|review)"
     r"|(?:full|whole|entire) (?:story|article|post|review))|continue reading|keep reading"
     r"|(?:weiter|mehr) ?lesen|lire la suite|lire plus|leer más|seguir leyendo|leggi (?:di più|tutto)"
     r"|continua a leggere|lees meer|verder lezen|leia mais|ler mais|continuar lendo)\W*",
