@@ -304,7 +304,8 @@ ASKS = re.compile(
     r"|vous devez (?:être connecté|vous connecter|être inscrit)\b[^.!?]*[.!?]?"
     r"|(?:debes|tienes que) (?:iniciar sesión|estar registrado|registrarte)\b[^.!?]*[.!?]?"
     r"|devi (?:effettuare il login|essere registrato|accedere)\b[^.!?]*[.!?]?"
-    r"|(?:you are not logged in|not open for further replies)\.?"
+    r"|(?:you are not logged in|(?:status\W*)?not open for further replies)\.?"
+    r"|(?:click|tap) (?:here )?to (?:expand|enlarge|show more)\W*|(?:show|view) (?:more|less)\W*"
     r"|this (?:topic|thread) (?:was|has been|is) (?:automatically )?(?:closed|locked|archived)\b[^.!?]*[.!?]?"
     r"(?: new replies are no longer allowed\.?)?"
     r"|(?:was|is|did you find) this (?:article |page |post |answer |information |guide )?(?:helpful|useful)\W*"
@@ -321,9 +322,11 @@ ASKS = re.compile(
     re.IGNORECASE,
 )
 """What asks the reader to act: a prompt to sign in before acting, a thread's notice that a guest
-cannot, a request to rate or share the page, or to turn JavaScript on ("This slideshow requires
-JavaScript.", what WordPress's slideshows say outside any ``noscript``); in English, German,
-French, Spanish and Italian."""
+cannot ("Status: Not open for further replies.", a term and its definition in XenForo), a request
+to rate or share the page, to click a control that unfolds what is there already ("Click to
+expand...", "Show more"), or to turn JavaScript on ("This slideshow requires JavaScript.", what
+WordPress's slideshows say outside any ``noscript``); in English, German, French, Spanish and
+Italian."""
 
 
 MORE = re.compile(
@@ -338,7 +341,7 @@ MORE_CHARS = 40
 Italian, Dutch and Portuguese."""
 
 
-ASKING_TAGS = frozenset({"p", "div", "span", "h2", "h3", "h4", "h5", "h6", "li", "strong", "em", "a"})
+ASKING_TAGS = frozenset({"p", "div", "span", "h2", "h3", "h4", "h5", "h6", "li", "strong", "em", "a", "dl"})
 
 
 ASKING_CHARS = 160
