@@ -134,6 +134,14 @@ def test_a_block_inside_an_inline_or_custom_element_is_still_a_block(parser):
     assert render("<span>One <div>Two</div> three</span>", parser=parser) == "One\n\nTwo\n\nthree"
 
 
+def test_a_code_block_says_the_language_its_highlighter_was_told(parser):
+    assert render("<pre class='brush: js notranslate'><code>let x = 1;</code></pre>", parser=parser) == (
+        "```js\nlet x = 1;\n```"
+    )
+    assert render("<pre class='brush: c#; gutter: false'>int x;</pre>", parser=parser) == "```c#\nint x;\n```"
+    assert render("<pre class='notranslate'>plain</pre>", parser=parser) == "```\nplain\n```"
+
+
 def test_bold_split_across_elements_is_one_run_of_bold(parser):
     assert render("<h2><b>Game D</b><b>ay parties</b></h2>", parser=parser) == "## **Game Day parties**"
     assert render("<p>Rated ****, <b>twice</b></p>", markdown=False, parser=parser) == "Rated ****, twice"

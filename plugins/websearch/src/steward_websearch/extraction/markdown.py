@@ -408,8 +408,17 @@ def _code_text(element: Element) -> str:
 
 
 def _code_language(element: Element) -> str:
+    """The language a code block names for its highlighter: ``language-rust``, ``lang-py``, or
+    SyntaxHighlighter's ``brush: js`` (MDN, WordPress plugins)."""
     for candidate in (element, *element.iter("code")):
-        for name in (candidate.get("class") or "").split():
+        classes = candidate.get("class") or ""
+        for name in classes.split():
             if name.startswith(("language-", "lang-")):
                 return name.split("-", 1)[1]
+        brush = _BRUSH.search(classes)
+        if brush is not None:
+            return brush.group(1)
     return ""
+
+
+_BRUSH = re.compile(r"\bbrush:\s*([\w+#-]+)")
