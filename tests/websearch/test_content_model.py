@@ -2066,6 +2066,35 @@ API_INDEX = (
 )
 
 
+def test_a_syllabus_whose_sections_open_with_a_sentence_keeps_its_lists():
+    def section(n: int, name: str, chapters: list[str]) -> str:
+        links = "".join(f"<li><a href='/ml/{chapter.lower()}/'>{chapter}</a></li>" for chapter in chapters)
+        return (
+            f"<h3>{n}. {name}</h3><p>Used when the answer is a category: pass or fail, spam or not.</p><ul>{links}</ul>"
+        )
+
+    sections = (
+        section(1, "Linear Regression", ["Gradient Descent", "Multiple Regression"])
+        + section(2, "Logistic Regression", ["Cost Function", "Understanding Odds"])
+        + "<h3>3. Decision Trees</h3><ul><li><a href='/ml/cart/'>The CART algorithm</a></li>"
+        "<li><a href='/ml/id3/'>The ID3 algorithm</a></li></ul>"
+    )
+    intro = f"<p>{'Machine learning lets computers learn from data, and this tutorial covers it all. ' * 3}</p>"
+    text = markdown(f"<main><article><h1>Machine Learning Tutorial</h1>{intro}{sections}</article></main>")
+    for chapter in ("Gradient Descent", "Understanding Odds", "The CART algorithm"):
+        assert f"[{chapter}](" in text
+
+
+def test_two_lists_under_headings_are_no_syllabus():
+    story = f"<p>{'The river rose through the night and the bridge held until dawn. ' * 6}</p>"
+    rails = "".join(
+        f"<h3>{label}</h3><ul><li><a href='/a{n}'>Another story {n}</a></li><li><a href='/b{n}'>A third {n}</a></li></ul>"
+        for n, label in enumerate(["More news", "Elsewhere"])
+    )
+    text = markdown(f"<main><article><h1>Floods</h1>{story}{rails}</article></main>")
+    assert "Another story" not in text
+
+
 def test_an_api_references_index_of_types_beside_its_description_is_content():
     description = "<div class='docblock'>" + "<p>The runtime drives tasks, timers and I/O; configure it once.</p>" * 6
     page = f"<main><h1>Module runtime</h1><section>{description}</div>{API_INDEX}</section></main>"

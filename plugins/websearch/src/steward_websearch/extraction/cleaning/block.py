@@ -358,7 +358,8 @@ def _one_of_the_headed_lists(items: Element, measures: Measures) -> bool:
 
     A syllabus, a chapter's pages, a guide's index: "1. Data Preprocessing" over the tutorials it
     lists, "2. Exploratory Data Analysis" over the next. Each list follows its heading (an unlinked
-    one that points to no other pages, ``POINTS_ELSEWHERE``) and the sections stand side by side:
+    one that points to no other pages, ``POINTS_ELSEWHERE``), or the one paragraph that opens
+    its section, mostly not links ("Used when the output is yes or no."), and the sections stand side by side:
     a rail is one list under "Related posts", or lists whose headings are links.
     """
     heading = _heading_before(items, measures)
@@ -371,12 +372,16 @@ def _one_of_the_headed_lists(items: Element, measures: Measures) -> bool:
 
 def _heading_before(items: Element, measures: Measures) -> Element | None:
     before = measures.previous(items)
+    if before is not None and before.tag == "p" and measures.link_density(before) < SECTION_OPENING_LINKS:
+        before = measures.previous(before)
     if before is None or before.tag not in HEADINGS or measures.link_chars.get(before, 0):
         return None
     return None if POINTS_ELSEWHERE.search(paragraph_text(before)) else before
 
 
 HEADED_LISTS = 3
+SECTION_OPENING_LINKS = 0.5
+"""A paragraph between a heading and its list opens the section when under this share of it links."""
 
 
 def _announcement(items: Element, measures: Measures) -> Element | None:
