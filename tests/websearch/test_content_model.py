@@ -107,6 +107,21 @@ def test_a_hidden_store_of_fields_is_no_content_waiting_for_javascript_however_m
     assert "Mushroom" not in text, "hidden fields a script reads are no headings, no paragraphs: not content"
 
 
+def test_a_header_holding_the_title_and_a_written_paragraph_is_the_pages_introduction():
+    header = (
+        "<div class='layout__header'><h1>Flexbox</h1><ul class='prev-next'><li><a href='/prev'>Previous</a></li>"
+        "<li><a href='/next'>Next</a></li></ul><p>Flexbox is a one-dimensional layout method for arranging items"
+        " in rows or columns.</p></div>"
+    )
+    body = (
+        "<div class='layout__body'><h2>Why flexbox?</h2>"
+        f"<p>{'For a long time, the only reliable tools for layouts were floats and positioning. ' * 4}</p></div>"
+    )
+    text = markdown(f"<main>{header}{body}</main>")
+    assert "Flexbox is a one-dimensional layout method" in text
+    assert "only reliable tools" in text
+
+
 def test_prose_under_a_layout_word_is_kept_but_not_under_comments():
     intro = (
         "<div class='layout__header'><p>The WebSocket object provides the API for creating and managing a"

@@ -57,7 +57,9 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
     names a place in the layout (``LAYOUT``: a documentation page's ``layout__header`` holds its
     introduction) is kept too, and so is a block under such a word that heads a section (an ``h2``
     to ``h6``, few of its words links: a landing page's ``SectionHeader`` holding "Customers growing
-    with us" and its standfirst); prose under ``comment`` or ``related`` is not. A heading named
+    with us" and its standfirst), and a ``header`` that holds the page's ``h1`` and a written
+    paragraph (the title and its introduction, however short); prose under ``comment`` or
+    ``related`` is not. A heading named
     for the code it holds (``SIGNATURES``: rustdoc's ``code-header`` over each function) is not
     named for the layout at all, and what a heading holds is its text, never looked at by name (a
     job card's ``listing__header__title__text``). A block that holds most of the page's prose is
@@ -104,7 +106,12 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
                             not words & MAYBE
                             and not holds_the_page(child, measures, total)
                             and not (
-                                named <= LAYOUT and (is_prose(child, measures) or _heads_a_section(child, measures))
+                                named <= LAYOUT
+                                and (
+                                    is_prose(child, measures)
+                                    or _heads_a_section(child, measures)
+                                    or (named <= TITLE_HEADER and _holds_the_title_and_words(child, measures))
+                                )
                             )
                         )
                     )
@@ -264,6 +271,14 @@ def listing_captions(root: Element) -> set[Element]:
         if next(figure.iter("pre"), None) is not None or next(figure.iter("table"), None) is not None
         for caption in figure.iter("figcaption")
     }
+
+
+TITLE_HEADER = frozenset({"header"})
+
+
+def _holds_the_title_and_words(element: Element, measures: Measures) -> bool:
+    """Whether ``element`` holds the page's title and a written paragraph: the title's header."""
+    return holds(element, TITLES) and any(worthy_paragraph(paragraph, measures) for paragraph in element.iter("p"))
 
 
 def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measures:
