@@ -2081,6 +2081,39 @@ API_INDEX = (
 )
 
 
+def test_a_table_comparing_linked_products_is_data_and_a_table_of_links_is_not():
+    def row(cells: list[str]) -> str:
+        return "<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
+
+    watches = [
+        ("Garmin Forerunner 970 GPS running watch", "$750", "26 hours"),
+        ("Coros Apex 4 multisport watch, 42 mm", "$430", "41 hours"),
+        ("Polar Grit X2 outdoor watch", "$800", "43 hours"),
+    ]
+    comparison = (
+        "<table>"
+        + row(["Watch", "Price", "Battery life"])
+        + "".join(
+            row([f"<a href='https://shop.example/{name}'>{name}</a>", price, battery])
+            for name, price, battery in watches
+        )
+        + "</table>"
+    )
+    links = (
+        "<table>"
+        + "".join(
+            row([f"<a href='/w/{n}'>Watch review {n}</a>", f"<a href='/g/{n}'>Buying guide {n}</a>"]) for n in range(3)
+        )
+        + "</table>"
+    )
+    text = markdown(
+        f"<main><article><h1>GPS watches</h1>{KETTLE_PROSE}<h2>Comparing them</h2>{comparison}{links}</article></main>",
+        ARTICLE_TYPE,
+    )
+    assert "42 mm](https://shop.example/Coros%20Apex%204%20multisport%20watch,%2042%20mm) | $430 | 41 hours |" in text
+    assert "Buying guide" not in text
+
+
 def test_a_syllabus_whose_sections_open_with_a_sentence_keeps_its_lists():
     def section(n: int, name: str, chapters: list[str]) -> str:
         links = "".join(f"<li><a href='/ml/{chapter.lower()}/'>{chapter}</a></li>" for chapter in chapters)

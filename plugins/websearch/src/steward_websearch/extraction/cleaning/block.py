@@ -235,12 +235,28 @@ def _looks_like_boilerplate(
         or _written_items(element, measures)
     ):
         return False
-    if is_glossary(element, measures):
+    if is_glossary(element, measures) or _a_table_of_values(element, measures):
         return False
     linked = LINKED_IN_AN_ARTICLE if article else LINKED
     if weight < 25 and density > linked and not written_link and not _a_headed_section(element, measures):
         return True
     return weight >= 25 and density > 0.5
+
+
+def _a_table_of_values(table: Element, measures: Measures) -> bool:
+    """A table comparing things: each row links its name (the watch, the product, the plan) and
+    gives its values in cells of their own, a price, a battery life, a size. Most of its cells
+    that say something link nowhere; a table of links set in cells links from most of them."""
+    if table.tag != "table":
+        return False
+    rows = cells = unlinked = 0
+    for row in table.iter("tr"):
+        rows += 1
+        for cell in row:
+            if cell.tag in ("td", "th") and measures.chars.get(cell, 0):
+                cells += 1
+                unlinked += not measures.link_chars.get(cell, 0)
+    return rows >= 2 and cells >= 4 and unlinked * 2 >= cells
 
 
 LINKED_IN_AN_ARTICLE = 0.33
