@@ -51,30 +51,28 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
     """Drop invisible and structural boilerplate, then elements named like boilerplate.
 
     An element named like boilerplate that holds half the page's text is kept: sites wrap whole
-    pages in ``Page-ad-margins`` or ``header-wrapper`` as often as they wrap ads. So is a family
-    of them (the same boilerplate word) that together hold most of it: on a forum thread or a
-    comment page, the ``comment`` blocks are what the reader came for. Prose under a word that only
-    names a place in the layout (``LAYOUT``: a documentation page's ``layout__header`` holds its
+    pages in ``Page-ad-margins`` or ``header-wrapper`` as often as they wrap ads. So is a family of
+    them (the same boilerplate word) that together hold most of it: on a forum thread or a comment
+    page, the ``comment`` blocks are what the reader came for. Prose under a word that only names a
+    place in the layout (``LAYOUT``: a documentation page's ``layout__header`` holds its
     introduction) is kept too, and so is a block under such a word that heads a section (an ``h2``
     to ``h6``, few of its words links: a landing page's ``SectionHeader`` holding "Customers growing
     with us" and its standfirst), and a ``header`` that holds the page's ``h1`` and a written
     paragraph (the title and its introduction, however short); prose under ``comment`` or
-    ``related`` is not. A heading named
-    for the code it holds (``SIGNATURES``: rustdoc's ``code-header`` over each function) is not
-    named for the layout at all, and what a heading holds is its text, never looked at by name (a
-    job card's ``listing__header__title__text``). A block that holds most of the page's prose is
-    the story whatever its name (``_is_the_story``); the cookie prompt (``CONSENT``) never is,
-    however long its vendor list, unless it holds the page's title or says content (a cookie
-    policy). Forms are kept
-    (ASP.NET pages put everything inside one); their controls are not. ``article`` is whether the
-    page declares itself one: then a block named for other pages' content (``ELSEWHERE``: related,
-    recommended) goes however much it holds (a news site's carousel of other stories can be longer
-    than the story), and so do readers' replies (``TALK``) when the article has prose of its own
-    beside them (a link aggregator's story is its thread); ``_drop_structural`` says what else
-    changes. Between that structural pass and the class words, the box around a field asking for
-    an e-mail address goes (``_drop_sign_up_boxes``), and on an article a caption that is no
-    ``figcaption`` (``drop_unmarked_captions``). The tree's measures after all of it, for the
-    next step to read.
+    ``related`` is not. A heading named for the code it holds (``SIGNATURES``: rustdoc's
+    ``code-header`` over each function) is not named for the layout at all, and what a heading holds
+    is its text, never looked at by name (a job card's ``listing__header__title__text``). A block
+    that holds most of the page's prose is the story whatever its name (``_is_the_story``); the
+    cookie prompt (``CONSENT``) never is, however long its vendor list, unless it holds the page's
+    title or says content (a cookie policy). Forms are kept (ASP.NET pages put everything inside
+    one); their controls are not. ``article`` is whether the page declares itself one: then a block
+    named for other pages' content (``ELSEWHERE``: related, recommended) goes however much it holds
+    (a news site's carousel of other stories can be longer than the story), and so do readers'
+    replies (``TALK``) when the article has prose of its own beside them (a link aggregator's story
+    is its thread); ``_drop_structural`` says what else changes. Between that structural pass and
+    the class words, the box around a field asking for an e-mail address goes
+    (``_drop_sign_up_boxes``), and on an article a caption that is no ``figcaption``
+    (``drop_unmarked_captions``). The tree's measures after all of it, for the next step to read.
     """
     fields = _sign_up_fields(root)
     titled = _around(root, lambda element: element.tag == "h1") if fields else set()

@@ -228,6 +228,7 @@ def _attributes(node: object) -> dict[str, str]:
 
 
 def _empty_foreign(root: Element) -> None:
+    """What html5lib gives an ``svg`` or a ``math`` goes, as ``_from_lexbor`` never copies it."""
     for element in [element for element in root.iter() if element.tag in _FOREIGN_ROOTS]:
         element[:] = []
         element.text = None

@@ -374,9 +374,9 @@ def _one_of_the_headed_lists(items: Element, measures: Measures) -> bool:
 
     A syllabus, a chapter's pages, a guide's index: "1. Data Preprocessing" over the tutorials it
     lists, "2. Exploratory Data Analysis" over the next. Each list follows its heading (an unlinked
-    one that points to no other pages, ``POINTS_ELSEWHERE``), or the one paragraph that opens
-    its section, mostly not links ("Used when the output is yes or no."), and the sections stand side by side:
-    a rail is one list under "Related posts", or lists whose headings are links.
+    one that points to no other pages, ``POINTS_ELSEWHERE``) or the one paragraph that opens its
+    section, mostly not links ("Used when the output is yes or no."), and the sections stand side
+    by side: a rail is one list under "Related posts", or lists whose headings are links.
     """
     heading = _heading_before(items, measures)
     if heading is None:

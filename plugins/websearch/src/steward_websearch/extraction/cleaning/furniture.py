@@ -264,10 +264,9 @@ def drop_controls(content: Element, *, article: bool, measures: Measures | None 
     "Create an account or sign in to comment", "Sie müssen sich einloggen, um …"), a thread's
     notice that a guest cannot ("Not open for further replies."), a request to rate the page
     ("Was this article helpful?", "War der Artikel nützlich?"); and a link that only leads to the
-    rest of a teaser (``MORE``: "Read more", "Continue reading", "Weiterlesen"), the
-    link's title having said where. What a guest sees in place of the form, and the form's
-    question, are not what the page says; "Log in to your console and click Create" is an
-    instruction, and stays.
+    rest of a teaser (``MORE``: "Read more", "Continue reading", "Weiterlesen"), the teaser's
+    title having said where. What a guest sees in place of the form, and the form's question, are
+    not what the page says; "Log in to your console and click Create" is an instruction, and stays.
 
     Done last, on the content already chosen: taken out earlier, the links they are would no
     longer count in the link density that tells a rail of other stories from the story.
@@ -343,9 +342,9 @@ MORE = re.compile(
     r"|continua a leggere|lees meer|verder lezen|leia mais|ler mais|continuar lendo)\W*",
     re.IGNORECASE,
 )
-MORE_CHARS = 40
 """What a link to the rest of a teaser says, all it says, in English, German, French, Spanish,
-Italian, Dutch and Portuguese."""
+Italian, Dutch and Portuguese. Not "View all" or "See all": a shop's category leads with them."""
+MORE_CHARS = 40
 
 
 ASKING_TAGS = frozenset({"p", "div", "span", "h2", "h3", "h4", "h5", "h6", "li", "strong", "em", "a", "dl"})
