@@ -1068,6 +1068,30 @@ def test_who_wrote_edited_or_checked_a_post_is_no_line_of_its_text():
     assert "**edited by our experts to help students stand out.**" in text
 
 
+def test_a_shops_sort_and_filter_labels_are_controls_but_the_words_elsewhere_stay():
+    cards = "".join(
+        f"<div class='product'><a href='/p/{n}'>Carry-on suitcase model {n}</a><span>${n}99.00</span></div>"
+        for n in range(1, 9)
+    )
+    panel = (
+        "<div><p>Filter and Sort</p><details open><summary>Sort by</summary><ul><li>Featured</li>"
+        "<li>Best selling</li></ul></details><div>Filters:</div></div>"
+    )
+    intro = "<p>Carry-on luggage goes where you go: overhead bins, under seats, down the aisle.</p>"
+    text = markdown(f"<main><h1>Carry-on luggage</h1>{intro}{panel}<div>{cards}</div></main>")
+    assert "model 8](" in text
+    for label in ("Filter and Sort", "Sort by", "Filters"):
+        assert label not in text
+    docs = (
+        "<h2>Filters</h2><p>Variables can be modified by filters, separated by a pipe; the <strong>filter</strong>"
+        " runs on what comes before it.</p><ul><li><code>filter()</code></li><li><code>sort()</code></li></ul>"
+    )
+    text = markdown(f"<main><h1>Template Designer Documentation</h1>{docs}{KETTLE_PROSE}</main>")
+    assert "## Filters" in text
+    assert "the **filter** runs" in text
+    assert "- `filter()`" in text
+
+
 def test_a_link_to_the_rest_of_a_teaser_is_no_text_but_a_link_that_says_something_is():
     def teaser(n: int, more: str) -> str:
         return (

@@ -13,11 +13,12 @@ from steward_websearch.extraction.tree import (
     Measures,
     ancestors,
     drop_where,
+    holds,
     paragraph_text,
     remove_each,
     text_start,
 )
-from steward_websearch.extraction.vocabulary import BLOCKS, INLINE, LISTS
+from steward_websearch.extraction.vocabulary import BLOCKS, CODE, INLINE, LISTS
 
 
 def drop_menus(content: Element, *, article: bool, measures: Measures | None = None) -> None:
@@ -265,8 +266,10 @@ def drop_controls(content: Element, *, article: bool, measures: Measures | None 
     notice that a guest cannot ("Not open for further replies."), a request to rate the page
     ("Was this article helpful?", "War der Artikel nützlich?"); and a link that only leads to the
     rest of a teaser (``MORE``: "Read more", "Continue reading", "Weiterlesen"), the teaser's
-    title having said where. What a guest sees in place of the form, and the form's question, are
-    not what the page says; "Log in to your console and click Create" is an instruction, and stays.
+    title having said where; and the labels of a shop's controls over its grid (``SORTING``:
+    "Filters", "Sort by:"), their options gone with the form. What a guest sees in place of the
+    form, and the form's question, are not what the page says; "Log in to your console and click
+    Create" is an instruction, and stays.
 
     Done last, on the content already chosen: taken out earlier, the links they are would no
     longer count in the link density that tells a rail of other stories from the story.
@@ -277,6 +280,7 @@ def drop_controls(content: Element, *, article: bool, measures: Measures | None 
             (tag in ("a", "span") and bool(class_words(child) & CONTROLS))
             or _asks_the_reader(child, tag)
             or (tag == "a" and says_only(child, MORE, MORE_CHARS))
+            or (tag in SORTING_TAGS and says_only(child, SORTING, SORTING_CHARS) and not holds(child, CODE))
         ),
     )
     if measures is not None:
@@ -345,6 +349,21 @@ MORE = re.compile(
 """What a link to the rest of a teaser says, all it says, in English, German, French, Spanish,
 Italian, Dutch and Portuguese. Not "View all" or "See all": a shop's category leads with them."""
 MORE_CHARS = 40
+
+
+SORTING = re.compile(
+    r"\W*(?:(?:sort|filter)(?: by| results)?|filters|(?:sort|filter) (?:and|&) (?:sort|filter)|refine(?: by| results)?"
+    r"|(?:show|hide|clear)(?: all)? filters|clear all|results list|sortieren(?: nach)?|filtern|trier par|filtrer"
+    r"|ordenar(?: por)?|filtrar|ordina per|filtra)\W*",
+    re.IGNORECASE,
+)
+"""What a shop's controls over its grid say, and nothing else: "Filters", "Sort and Filter",
+"Sort by:", "Refine by", "Clear all filters", in English, German, French, Spanish and Italian."""
+SORTING_CHARS = 30
+SORTING_TAGS = frozenset({"p", "div", "label", "li", "summary"})
+"""Blocks only: not headings (a template language's reference has a section called "Filters"),
+nor what runs in a line (a sentence's **filter**, Python's ``list.sort``, rustdoc's ``fn sort``),
+nor a block holding code (``filter()`` in a list of functions)."""
 
 
 ASKING_TAGS = frozenset({"p", "div", "span", "h2", "h3", "h4", "h5", "h6", "li", "strong", "em", "a", "dl"})
