@@ -266,10 +266,10 @@ def drop_controls(content: Element, *, article: bool, measures: Measures | None 
     notice that a guest cannot ("Not open for further replies."), a request to rate the page
     ("Was this article helpful?", "War der Artikel nützlich?"); and a link that only leads to the
     rest of a teaser (``MORE``: "Read more", "Continue reading", "Weiterlesen"), the teaser's
-    title having said where; and the labels of a shop's controls over its grid (``SORTING``:
-    "Filters", "Sort by:"), their options gone with the form. What a guest sees in place of the
-    form, and the form's question, are not what the page says; "Log in to your console and click
-    Create" is an instruction, and stays.
+    title having said where; and the labels of a shop's controls over its grid and cards
+    (``SHOP_CONTROLS``: "Filters", "Sort by:", "Compare", "+ Wishlist"), their inputs gone. What
+    a guest sees in place of the form, and the form's question, are not what the page says; "Log
+    in to your console and click Create" is an instruction, and stays.
 
     Done last, on the content already chosen: taken out earlier, the links they are would no
     longer count in the link density that tells a rail of other stories from the story.
@@ -280,11 +280,15 @@ def drop_controls(content: Element, *, article: bool, measures: Measures | None 
             (tag in ("a", "span") and bool(class_words(child) & CONTROLS))
             or _asks_the_reader(child, tag)
             or (tag == "a" and says_only(child, MORE, MORE_CHARS))
-            or (tag in SORTING_TAGS and says_only(child, SORTING, SORTING_CHARS) and not holds(child, CODE))
+            or (tag in SHOP_CONTROL_TAGS and _a_shop_control(child))
         ),
     )
     if measures is not None:
         measures.recount(removed)
+
+
+def _a_shop_control(element: Element) -> bool:
+    return says_only(element, SHOP_CONTROLS, SHOP_CONTROL_CHARS) and not holds(element, CODE)
 
 
 def _asks_the_reader(element: Element, tag: str) -> bool:
@@ -351,16 +355,19 @@ Italian, Dutch and Portuguese. Not "View all" or "See all": a shop's category le
 MORE_CHARS = 40
 
 
-SORTING = re.compile(
+SHOP_CONTROLS = re.compile(
     r"\W*(?:(?:sort|filter)(?: by| results)?|filters|(?:sort|filter) (?:and|&) (?:sort|filter)|refine(?: by| results)?"
     r"|(?:show|hide|clear)(?: all)? filters|clear all|results list|sortieren(?: nach)?|filtern|trier par|filtrer"
-    r"|ordenar(?: por)?|filtrar|ordina per|filtra)\W*",
+    r"|ordenar(?: por)?|filtrar|ordina per|filtra"
+    r"|(?:add to )?(?:compare|wish ?list)(?: products)?|add to (?:cart|bag|basket)|quick (?:view|shop|add)"
+    r"|your (?:cart|bag|basket)(?: is empty)?)\W*",
     re.IGNORECASE,
 )
-"""What a shop's controls over its grid say, and nothing else: "Filters", "Sort and Filter",
-"Sort by:", "Refine by", "Clear all filters", in English, German, French, Spanish and Italian."""
-SORTING_CHARS = 30
-SORTING_TAGS = frozenset({"p", "div", "label", "li", "summary"})
+"""What a shop's controls over its grid and cards say, and nothing else: "Filters", "Sort and
+Filter", "Sort by:", "Refine by", "Clear all filters" (in English, German, French, Spanish and
+Italian), "Compare", "+ Wishlist", "Add to cart", "Quick view", "Your cart is empty"."""
+SHOP_CONTROL_CHARS = 30
+SHOP_CONTROL_TAGS = frozenset({"p", "div", "label", "li", "summary"})
 """Blocks only: not headings (a template language's reference has a section called "Filters"),
 nor what runs in a line (a sentence's **filter**, Python's ``list.sort``, rustdoc's ``fn sort``),
 nor a block holding code (``filter()`` in a list of functions)."""
