@@ -274,27 +274,26 @@ def drop_controls(content: Element, *, article: bool, measures: Measures | None 
     Done last, on the content already chosen: taken out earlier, the links they are would no
     longer count in the link density that tells a rail of other stories from the story.
     """
-    removed = drop_where(
-        content,
-        lambda child, tag: (
-            (tag in ("a", "span") and bool(class_words(child) & CONTROLS))
-            or _asks_the_reader(child, tag)
-            or (tag == "a" and says_only(child, MORE, MORE_CHARS))
-            or (tag in SHOP_CONTROL_TAGS and _a_shop_control(child))
-        ),
-    )
+    chars = (measures or Measures(content)).chars
+
+    def control(child: Element, tag: str) -> bool:
+        if tag in ("a", "span") and class_words(child) & CONTROLS:
+            return True
+        said = chars.get(child, 0)
+        return (
+            (tag in ASKING_TAGS and 0 < said <= ASKING_CHARS and says_only(child, ASKS, ASKING_CHARS))
+            or (tag == "a" and 0 < said <= MORE_CHARS and says_only(child, MORE, MORE_CHARS))
+            or (
+                tag in SHOP_CONTROL_TAGS
+                and 0 < said <= SHOP_CONTROL_CHARS
+                and says_only(child, SHOP_CONTROLS, SHOP_CONTROL_CHARS)
+                and not holds(child, CODE)
+            )
+        )
+
+    removed = drop_where(content, control)
     if measures is not None:
         measures.recount(removed)
-
-
-def _a_shop_control(element: Element) -> bool:
-    return says_only(element, SHOP_CONTROLS, SHOP_CONTROL_CHARS) and not holds(element, CODE)
-
-
-def _asks_the_reader(element: Element, tag: str) -> bool:
-    if tag not in ASKING_TAGS:
-        return False
-    return says_only(element, ASKS, ASKING_CHARS)
 
 
 def says_only(element: Element, said: re.Pattern[str], chars: int) -> bool:
