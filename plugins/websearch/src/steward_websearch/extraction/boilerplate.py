@@ -263,14 +263,12 @@ def listing_captions(root: Element) -> set[Element]:
     """The captions of figures that show code or a table: "Listing 4-1: A variable and the scope
     in which it is valid" titles the program above it, as a table's caption does, and the text
     refers to it by that name. A picture's caption is its credit and description, furniture."""
-    return {
-        caption
-        for figure in root.iter("figure")
-        if next(figure.iter("pre"), None) is not None or next(figure.iter("table"), None) is not None
-        for caption in figure.iter("figcaption")
-    }
+    figures = (figure for figure in root.iter("figure") if holds(figure, LISTINGS))
+    return {caption for figure in figures for caption in figure.iter("figcaption")}
 
 
+LISTINGS = frozenset({"pre", "table"})
+"""What a figure shows when its caption titles a listing: code, or a table."""
 TITLE_HEADER = frozenset({"header"})
 
 

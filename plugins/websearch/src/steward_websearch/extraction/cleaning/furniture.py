@@ -279,14 +279,13 @@ def drop_controls(content: Element, *, article: bool, measures: Measures | None 
     def control(child: Element, tag: str) -> bool:
         if tag in ("a", "span") and class_words(child) & CONTROLS:
             return True
-        said = chars.get(child, 0)
+        measured = chars.get(child, 0)
         return (
-            (tag in ASKING_TAGS and 0 < said <= ASKING_CHARS and says_only(child, ASKS, ASKING_CHARS))
-            or (tag == "a" and 0 < said <= MORE_CHARS and says_only(child, MORE, MORE_CHARS))
+            (tag in ASKING_TAGS and says_only(child, ASKS, ASKING_CHARS, measured=measured))
+            or (tag == "a" and says_only(child, MORE, MORE_CHARS, measured=measured))
             or (
                 tag in SHOP_CONTROL_TAGS
-                and 0 < said <= SHOP_CONTROL_CHARS
-                and says_only(child, SHOP_CONTROLS, SHOP_CONTROL_CHARS)
+                and says_only(child, SHOP_CONTROLS, SHOP_CONTROL_CHARS, measured=measured)
                 and not holds(child, CODE)
             )
         )
@@ -296,9 +295,12 @@ def drop_controls(content: Element, *, article: bool, measures: Measures | None 
         measures.recount(removed)
 
 
-def says_only(element: Element, said: re.Pattern[str], chars: int) -> bool:
+def says_only(element: Element, said: re.Pattern[str], chars: int, *, measured: int | None = None) -> bool:
     """Whether all ``element`` says, at most ``chars`` characters of it, is what ``said`` reads;
-    no more of a longer block is read."""
+    no more of a longer block is read, and none is read whose ``measured`` length (``Measures.chars``,
+    when the caller has it) is nothing or more than ``chars``: most blocks of a page are."""
+    if measured is not None and not 0 < measured <= chars:
+        return False
     text = text_start(element, chars + 1)
     return 0 < len(text) <= chars and bool(said.fullmatch(text))
 
