@@ -286,6 +286,11 @@ KETTLE_PROSE = (
 )
 
 
+def kettle_article(after: str) -> str:
+    """The Markdown of an article of one paragraph, ``after`` it what a test looks at."""
+    return markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{after}</article>")
+
+
 def test_a_dialog_inside_the_main_landmark_is_content_opened_on_demand():
     product = f"<main><h1>Sheet set</h1><p class='price'>$129</p>{KETTLE_PROSE}{SIZE_GUIDE}</main>"
     text = markdown(NAV + product + COOKIES)
@@ -1166,13 +1171,13 @@ def test_a_comments_label_closing_the_content_with_no_comments_after_it_is_dropp
     widget = (
         "<h3>Comments</h3><p><comments-count href='/k'></comments-count> comments</p><div class='fb-comments'></div>"
     )
-    text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{widget}</article>")
+    text = kettle_article(widget)
     assert text.endswith("after it has boiled.")
     for label in ("Kommentare (0)", "Leave a Reply", "Be the first to comment", "3 commentaires"):
-        text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}<h2>{label}</h2></article>")
+        text = kettle_article(f"<h2>{label}</h2>")
         assert label not in text
     thread = "<h2>2 Comments</h2><p>Ada: citric acid worked for me, two spoons a litre.</p><p>Brook: same here.</p>"
-    text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{thread}</article>")
+    text = kettle_article(thread)
     assert "2 Comments" in text, "a label with comments after it heads them"
     assert "citric acid worked" in text
 
@@ -1183,10 +1188,10 @@ def test_the_labels_of_sharing_and_liking_widgets_closing_the_content_are_droppe
         " class='share-facebook'><span>Facebook</span></a></li></ul></div><div class='jetpack-likes-widget-wrapper'>"
         "<h3 class='sd-title'>Like this:</h3><div class='likes-widget-placeholder'></div></div>"
     )
-    text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{widgets}</article>")
+    text = kettle_article(widgets)
     assert text.endswith("after it has boiled.")
     for label in ("Tags:", "Pin it for later!", "Enjoy the post? Pin it for later!", "Diesen Beitrag teilen"):
-        text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}<p>{label}</p></article>")
+        text = kettle_article(f"<p>{label}</p>")
         assert label not in text
     text = markdown(f"<article><h1>Kettle descaling</h1><p>Share this:</p>{KETTLE_PROSE}</article>")
     assert "Share this:" in text, "a label with the story after it is not closing anything"
@@ -1565,7 +1570,7 @@ def test_a_rail_of_teaser_cards_is_dropped_however_little_of_them_links():
         for n in range(3)
     )
     rail = f"<h2>Mehr zum Thema</h2><div class='grid'>{cards}</div>"
-    text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{rail}</article>")
+    text = kettle_article(rail)
     assert "The Quiet Kettle boils" in text
     assert "Mehr zum Thema" not in text
     assert "Other story" not in text
@@ -1685,14 +1690,14 @@ def test_the_links_to_the_previous_and_next_posts_are_not_the_story():
     assert "Descaling Season" not in text
     assert "Free Lids" not in text
     sentence = "<p>Next post in this series: how to keep the lid quiet, with nothing but a rubber ring.</p>"
-    text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{sentence}</article>")
+    text = kettle_article(sentence)
     assert "Next post in this series" in text, "a sentence saying what comes next is text"
 
 
 def test_a_rail_that_promises_other_posts_you_will_love_is_dropped():
     links = "<ul><li><a href='/loud'>The loudest kettles of the year</a></li><li><a href='/lids'>Lids</a></li></ul>"
     for label in ("Other posts you’ll love:", "You may also enjoy", "You may be interested in the following topics"):
-        text = markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}<h4>{label}</h4>{links}</article>")
+        text = kettle_article(f"<h4>{label}</h4>{links}")
         assert label not in text
         assert "loudest kettles" not in text, label
 
@@ -1708,7 +1713,7 @@ def test_the_label_of_a_rail_its_script_never_filled_is_dropped():
     heading = (
         "<h2>Related work</h2><p>Descaling also helps the kettle's thermostat, which reads the water more truly.</p>"
     )
-    assert "Related work" in markdown(f"<article><h1>Kettle descaling</h1>{KETTLE_PROSE}{heading}</article>")
+    assert "Related work" in kettle_article(heading)
 
 
 def test_a_section_of_the_newest_pages_on_a_listing_is_what_the_page_lists_but_a_rail_of_others_is_not():
