@@ -155,7 +155,7 @@ def _shown(token: Token) -> str:
 
 
 def steward_markdown(html: bytes, url: str) -> str:
-    return extract(html, url=url, content_type="text/html").markdown
+    return extract(html, url=url, content_type="text/html", with_text=False).markdown
 
 
 def ours(html: bytes, url: str) -> str:

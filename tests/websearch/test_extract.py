@@ -118,6 +118,17 @@ def test_plain_text_keeps_the_numbers_of_ordered_lists(article):
     assert "3. Fill it.\n4. Boil it." in document.markdown
 
 
+def test_the_text_is_rendered_only_when_asked_for(article):
+    markdown_only = extract(ARTICLE.encode(), url="https://tea.example/", content_type="text/html", with_text=False)
+    assert markdown_only.text == ""
+    assert markdown_only.markdown == article.markdown
+    assert article.text.startswith("Green tea is gentle")
+    all_furniture = b"<html><body><nav><p>Only a menu: Home, About, Contact, Blog.</p></nav></body></html>"
+    for with_text in (True, False):
+        document = extract(all_furniture, url="http://x.example/", content_type="text/html", with_text=with_text)
+        assert document.markdown == "Only a menu: Home, About, Contact, Blog."  # read whole rather than nothing
+
+
 def test_pages_without_an_article_keep_the_body_minus_boilerplate():
     page = b"<html><body><nav>MENU</nav><p>Short note.</p><footer>FOOT</footer></body></html>"
     document = extract(page, url="http://x.example/", content_type="text/html")

@@ -99,10 +99,18 @@ async def extract_isolated(
     """:func:`extract` in one of the host's isolated workers, stopped at the invocation's deadline.
 
     It may open files: codecs for the page's charset load lazily. The page is data, not a program.
+    The service reads a page's Markdown only, so its plain text is never rendered (``with_text``).
     """
     with reported_as_failures():
         return await context.isolated.run(
-            extract, body, url=url, content_type=content_type, result_type=Document, file_access=True, **options
+            extract,
+            body,
+            url=url,
+            content_type=content_type,
+            with_text=False,
+            result_type=Document,
+            file_access=True,
+            **options,
         )
 
 
