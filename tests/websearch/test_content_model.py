@@ -1073,9 +1073,15 @@ def test_who_wrote_edited_or_checked_a_post_is_no_line_of_its_text():
     assert "**edited by our experts to help students stand out.**" in text
 
 
-def test_a_shops_sort_and_filter_labels_are_controls_but_the_words_elsewhere_stay():
+def test_a_shops_sort_and_filter_labels_and_badges_are_controls_but_the_words_elsewhere_stay():
+    badges = (
+        "<div class='badge'><span>New</span></div>",
+        "<div>Sold out</div>",
+        "<p>Best seller</p>",
+        "<div>Sale</div>",
+    )
     cards = "".join(
-        f"<div class='product'><a href='/p/{n}'>Carry-on suitcase model {n}</a><span>${n}99.00</span></div>"
+        f"<div class='product'>{badges[n % 4]}<a href='/p/{n}'>Carry-on suitcase model {n}</a><span>${n}99.00</span></div>"
         for n in range(1, 9)
     )
     panel = (
@@ -1085,13 +1091,26 @@ def test_a_shops_sort_and_filter_labels_are_controls_but_the_words_elsewhere_sta
     intro = "<p>Carry-on luggage goes where you go: overhead bins, under seats, down the aisle.</p>"
     text = markdown(f"<main><h1>Carry-on luggage</h1>{intro}{panel}<div>{cards}</div></main>")
     assert "model 8](" in text
-    for label in ("Filter and Sort", "Sort by", "Filters", "Compare", "Your cart"):
+    for label in (
+        "Filter and Sort",
+        "Sort by",
+        "Filters",
+        "Compare",
+        "Your cart",
+        "New",
+        "Sold out",
+        "Best seller",
+        "Sale",
+    ):
         assert label not in text
     docs = (
         "<h2>Filters</h2><p>Variables can be modified by filters, separated by a pipe; the <strong>filter</strong>"
         " runs on what comes before it.</p><ul><li><code>filter()</code></li><li><code>sort()</code></li></ul>"
+        "<h2>New</h2><p>New in version 3: the <em>sale</em> of tickets that sold out is listed apart.</p>"
     )
     text = markdown(f"<main><h1>Template Designer Documentation</h1>{docs}{KETTLE_PROSE}</main>")
+    assert "## New" in text
+    assert "New in version 3" in text
     assert "## Filters" in text
     assert "the **filter** runs" in text
     assert "- `filter()`" in text

@@ -361,12 +361,13 @@ SHOP_CONTROLS = re.compile(
     r"|(?:show|hide|clear)(?: all)? filters|clear all|results list|sortieren(?: nach)?|filtern|trier par|filtrer"
     r"|ordenar(?: por)?|filtrar|ordina per|filtra"
     r"|(?:add to )?(?:compare|wish ?list)(?: products)?|add to (?:cart|bag|basket)|quick (?:view|shop|add)"
-    r"|your (?:cart|bag|basket)(?: is empty)?)\W*",
+    r"|your (?:cart|bag|basket)(?: is empty)?|new|(?:on )?sale|sold out|best ?seller)\W*",
     re.IGNORECASE,
 )
 """What a shop's controls over its grid and cards say, and nothing else: "Filters", "Sort and
 Filter", "Sort by:", "Refine by", "Clear all filters" (in English, German, French, Spanish and
-Italian), "Compare", "+ Wishlist", "Add to cart", "Quick view", "Your cart is empty"."""
+Italian), "Compare", "+ Wishlist", "Add to cart", "Quick view", "Your cart is empty", and the badge
+on a card: "New", "Sale", "Sold out", "Best seller" (not "Best sellers", a shop's section)."""
 SHOP_CONTROL_CHARS = 30
 SHOP_CONTROL_TAGS = frozenset({"p", "div", "label", "li", "summary"})
 """Blocks only: not headings (a template language's reference has a section called "Filters"),
