@@ -282,8 +282,10 @@ def test_cli_extract(tmp_path):
     assert "[the temperature guide](https://tea.example/guides/temperature)" in markdown.output
     text = runner.invoke(extract_command, ["-", "--format", "text"], input=ARTICLE)
     assert "**" not in text.output
+    assert text.output.startswith("Green tea is gentle")
     as_json = json.loads(runner.invoke(extract_command, [str(page), "--format", "json"]).output)
     assert as_json["title"] == "Brewing green tea"
+    assert as_json["text"].startswith("Green tea is gentle"), "the JSON holds the text too"
     refused = runner.invoke(extract_command, [str(page), "--content-type", "image/png"])
     assert refused.exit_code == 1
     assert "unsupported content type" in refused.output

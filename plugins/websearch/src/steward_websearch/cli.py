@@ -39,7 +39,7 @@ def extract_command(source: Path, url: str, content_type: str | None, output: st
     if content_type is None:
         content_type = _type_by_name(source.name) or ("application/pdf" if body.startswith(b"%PDF-") else "text/html")
     try:
-        document = extract(body, url=url, content_type=content_type)
+        document = extract(body, url=url, content_type=content_type, with_text=output != "markdown")
     except (UnsupportedContent, InvalidContent, PageTooComplex) as error:
         raise click.ClickException(str(error)) from None
     if output == "json":
