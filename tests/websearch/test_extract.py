@@ -2,11 +2,13 @@
 
 import codecs
 import json
+import types
 
 import pytest
 from click.testing import CliRunner
 from steward_websearch.cli import extract_command
 from steward_websearch.extract import InvalidContent, UnsupportedContent, decode, extract
+from steward_websearch.service.fetch_capability import extract_isolated
 from steward_websearch.service.jq_program import check_program, run_program
 
 ARTICLE = """<!doctype html>
@@ -116,6 +118,21 @@ def test_plain_text_keeps_the_numbers_of_ordered_lists(article):
         "1. One.\n2. Two."
     )
     assert "3. Fill it.\n4. Boil it." in document.markdown
+
+
+class _InProcess:
+    """The host's isolated workers, run in this process: what the service asks of them is recorded."""
+
+    async def run(self, function, *args, result_type, file_access, **options):
+        return function(*args, **options)
+
+
+@pytest.mark.anyio
+async def test_the_service_extracts_markdown_without_rendering_the_text(article):
+    context = types.SimpleNamespace(isolated=_InProcess())
+    document = await extract_isolated(context, ARTICLE.encode(), url="https://tea.example/", content_type="text/html")
+    assert document.markdown == article.markdown
+    assert document.text == ""
 
 
 def test_the_text_is_rendered_only_when_asked_for(article):
