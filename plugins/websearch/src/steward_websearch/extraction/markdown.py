@@ -13,7 +13,7 @@ from xml.etree.ElementTree import Element
 
 from steward_websearch.extraction import commonmark
 from steward_websearch.extraction.links import absolute_url
-from steward_websearch.extraction.vocabulary import BLOCKS, NEVER_TEXT
+from steward_websearch.extraction.vocabulary import BLOCKS, NEVER_TEXT, TABLE_CELLS
 
 _SPACES = re.compile(r"[ \t\n\r\f]+")
 BREAK = "\x00"
@@ -208,7 +208,7 @@ class Renderer:
                 parts.append(BREAK)
             elif child.tag == "img":
                 parts.append(self._image(child))
-            elif isinstance(child.tag, str) and child.tag in BLOCKS and child.tag not in ("td", "th"):
+            elif isinstance(child.tag, str) and child.tag in BLOCKS and child.tag not in TABLE_CELLS:
                 parts.append(" " + self._inline(child, top=True) + " ")
             else:
                 if _run_together(previous, child):
@@ -348,7 +348,7 @@ def _rows(table: Element) -> list[list[Element]]:
     rows = []
     for child in table:
         for row in [child] if child.tag == "tr" else [r for r in child if r.tag == "tr"]:
-            rows.append([cell for cell in row if cell.tag in ("td", "th")])
+            rows.append([cell for cell in row if cell.tag in TABLE_CELLS])
     return rows
 
 

@@ -31,7 +31,7 @@ from steward_websearch.extraction.tree import (
     paragraph_text,
     remove_each,
 )
-from steward_websearch.extraction.vocabulary import CODE, HEADINGS, LISTS
+from steward_websearch.extraction.vocabulary import CODE, HEADINGS, LISTS, TABLE_CELLS
 
 
 def clean(content: Element, *, article: bool) -> None:
@@ -253,7 +253,7 @@ def _a_table_of_values(table: Element, measures: Measures) -> bool:
     for row in table.iter("tr"):
         rows += 1
         for cell in row:
-            if cell.tag in ("td", "th") and measures.chars.get(cell, 0):
+            if cell.tag in TABLE_CELLS and measures.chars.get(cell, 0):
                 cells += 1
                 unlinked += not measures.link_chars.get(cell, 0)
     return rows >= 2 and cells >= 4 and unlinked * 2 >= cells
