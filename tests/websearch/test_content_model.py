@@ -2091,6 +2091,31 @@ def test_a_reply_quoting_an_earlier_post_keeps_its_own_words_and_not_the_copy():
     assert "Mar 3, 2019" not in text
 
 
+def test_a_guests_post_is_one_of_the_thread_and_the_similar_threads_beside_it_are_not():
+    answers = [
+        "Citric acid, two spoons a litre, left for an hour; rinse twice and the taste is gone.",
+        "Vinegar works as well, but the smell stays in the kitchen for a day, so I use citric acid now.",
+        "Boil it half full with a lemon cut in four, then leave it overnight; it came off in flakes for me.",
+    ]
+    guest = quoting_post(1, "guest", QUESTION).replace("<a href='/members/guest.1/'>guest</a>", "guest")
+    thread = guest + "".join(
+        quoting_post(n, author, answer, quote=QUESTION)
+        for n, (author, answer) in enumerate(zip(["brook", "cyd", "dee"], answers, strict=True), 2)
+    )
+    similar = "".join(
+        f"<div class='structItem'><a href='/threads/{n}/'>Kettle question {n}</a>"
+        f"<a href='/members/{name}.{n}/'>{name}</a><span>Replies {n}</span></div>"
+        for n, name in enumerate(["eve", "fay", "gil"], 10)
+    )
+    text = markdown(
+        f"<main><h1>Descaling</h1><div class='block'>{thread}</div><div class='block'>{similar}</div></main>"
+    )
+    assert text.count("gone white inside") == 1, "a guest, linking to no profile, asked the question the replies quote"
+    assert all(answer[:40] in text for answer in answers)
+    assert "brook" not in text, "the similar threads linking to profiles leave each post's body found"
+    assert "Town 2" not in text
+
+
 def test_a_quote_of_something_no_earlier_post_said_stays():
     source = (
         "The manufacturer's manual says to descale every month in hard water areas, with its own tablets only,"

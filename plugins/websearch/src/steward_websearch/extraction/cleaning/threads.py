@@ -46,10 +46,12 @@ def drop_posts_furniture(content: Element, *, article: bool, measures: Measures 
     """Drop, from the posts of a thread in ``content``, the quotes of earlier posts, the posters'
     statistics and what each post says around its body.
 
-    Posts are ``RECORDS`` or more siblings alike (``siblings_alike``; not paragraphs, nor a plain
-    list's items) that each link to their poster's profile (``MEMBER_PROFILE``): a listing's
-    entries, a blog's index of stories with their authors (``/authors/ada``), link to no member's
-    profile and are left alone. A quote of an
+    A thread is a list of siblings alike (``siblings_alike``; not paragraphs, nor a plain list's
+    items) of which ``RECORDS`` or more, and more than half, link to their poster's profile
+    (``MEMBER_PROFILE``); every one of them is a post, a guest's too, whose name links nowhere. A
+    listing's entries, a blog's index of stories with their authors (``/authors/ada``), link to no
+    member's profile and are left alone. Each thread is read on its own: the similar threads listed
+    under a thread link to their starters' profiles too, and are no posts of it. A quote of an
     earlier post is a ``blockquote`` ``QUOTED_SHARE`` of whose runs of words an earlier post says
     (a quote of a source the thread has not seen stays). The poster's statistics are a block named
     for the poster (``POSTERS``: XenForo's ``message-userExtras``) that does not hold the link to
@@ -59,27 +61,27 @@ def drop_posts_furniture(content: Element, *, article: bool, measures: Measures 
     none (posts written straight into their records), the post's name and date stay.
     """
     measures = measures or Measures(content)
-    posts = [
-        post
-        for _, kind, members in siblings_alike(content, measures)
-        if kind != LIST_ITEM and kind[0] != "p"
-        for post in members
-        if any(_links_to_a_profile(anchor) for anchor in post.iter("a"))
-    ]
-    if len(posts) < RECORDS:
-        return
-    said: set[tuple[str, ...]] = set()
     dropped: list[Element] = []
+    for _, kind, members in siblings_alike(content, measures):
+        if kind == LIST_ITEM or kind[0] == "p":
+            continue
+        posters = sum(1 for post in members if any(_links_to_a_profile(anchor) for anchor in post.iter("a")))
+        if posters >= RECORDS and posters * 2 > len(members):
+            dropped.extend(_furniture(members, measures))
+    measures.recount(remove_each(dropped, measures))
+
+
+def _furniture(posts: list[Element], measures: Measures) -> Iterator[Element]:
+    """What one thread's posts hold besides what their posters wrote."""
+    said: set[tuple[str, ...]] = set()
     for post in posts:
-        dropped.extend(quote for quote in post.iter("blockquote") if _repeats(quote, said))
-        dropped.extend(_statistics(post, measures))
+        yield from (quote for quote in post.iter("blockquote") if _repeats(quote, said))
+        yield from _statistics(post, measures)
         said.update(_runs(" ".join(_own_text(post))))
     bodies = _bodies(posts, measures)
     if bodies:
-        dropped.extend(
-            around for post, body in zip(posts, bodies, strict=True) for around in _around_body(post, body, measures)
-        )
-    measures.recount(remove_each(dropped, measures))
+        for post, body in zip(posts, bodies, strict=True):
+            yield from _around_body(post, body, measures)
 
 
 def _bodies(posts: list[Element], measures: Measures) -> list[Element]:
