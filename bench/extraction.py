@@ -24,6 +24,13 @@ an earlier version of it) and its held-out ``test`` split (511) are scored too. 
 second line gives WCXB's own rule (``word_scores``), the one its published figures use. The test
 split is scored once more on the pages the dev split does not file as well (``report_unseen``).
 
+With ``--trafilatura-repository DIR`` (a checkout of github.com/adbar/trafilatura), trafilatura's
+own evaluation set is scored too: 990 pages, each with a few sentences that must appear and a few
+that must not, matched as written (``tests/evaldata.json``; HTML in ``tests/cache`` and
+``tests/eval``), by its own rule (``snippet_scores``: precision, recall, accuracy and F1 of
+the sentences over the whole set), trafilatura run with its evaluation's settings (comments left
+out, tables kept).
+
 Last, pages built to be slow (thousands of blocks opening alike, of headings linking away, of
 announced link lists; 5 MB of text): seconds each, to show no rule grows with the square of a page.
 
@@ -169,6 +176,14 @@ def trafilatura_default(html: bytes, url: str) -> str:
     return trafilatura.extract(html, url=url) or ""
 
 
+def trafilatura_as_evaluated(html: bytes, url: str) -> str:
+    """trafilatura with the settings of its own evaluation (``tests/eval_common.py``: comments left
+    out, tables kept), which its published figures on its evaluation set use."""
+    import trafilatura
+
+    return trafilatura.extract(html, include_comments=False, include_tables=True, include_formatting=False) or ""
+
+
 def readabilipy_markdownify(html: bytes, url: str) -> str:
     import markdownify
     import readabilipy.simple_json
@@ -266,20 +281,39 @@ def load_wcxb_split(repository: Path, split: str, limit: int | None) -> list[Pag
     return pages
 
 
-def run(names: list[str], pages: list[Page]) -> dict[str, Run]:
+def load_trafilatura_evaluation(repository: Path, limit: int | None) -> list[Page]:
+    """trafilatura's evaluation set as its repository lays it out: ``tests/evaldata.json`` names,
+    per address, the page's file (in ``tests/cache`` or ``tests/eval``) and its ``with`` and
+    ``without`` sentences. There is no whole truth to score text against, only the sentences."""
+    tests = repository / "tests"
+    entries = json.loads((tests / "evaldata.json").read_text())
+    pages = []
+    for url in sorted(entries)[:limit]:
+        entry = entries[url]
+        found = [path for folder in ("cache", "eval") if (path := tests / folder / entry["file"]).is_file()]
+        if not found:
+            raise SystemExit(f"{url}: {entry['file']} is in neither tests/cache nor tests/eval of {repository}")
+        path = found[0]
+        truth = {"articleBody": "", "url": url, "with": entry["with"], "without": entry["without"]}
+        pages.append(Page(entry["file"], path.read_bytes(), truth))
+    return pages
+
+
+def run(names: list[str], pages: list[Page], extractors: dict | None = None) -> dict[str, Run]:
     """Each page through each extractor named, timed. The extractors take turns, ``TURN`` pages
     each (in an order that rotates), so that a machine slowing down or speeding up during the run
     weighs on all of them alike, while each still runs long enough at a time to work from warm
     caches (rs-trafilatura, alone in its process, lost a third of its speed taking turns page by
     page). Markdown (``WRITES_MARKDOWN``) is read as text for the scorer (``plain``) once the
     clock has stopped."""
+    extractors = extractors or EXTRACTORS
     runs = {name: Run() for name in names}
     for number, start in enumerate(range(0, len(pages), TURN)):
         for turn in range(len(names)):
             name = names[(number + turn) % len(names)]
             for page in pages[start : start + TURN]:
                 started = time.perf_counter()
-                output = EXTRACTORS[name](page.html, page.truth["url"])
+                output = extractors[name](page.html, page.truth["url"])
                 seconds = time.perf_counter() - started
                 if isinstance(output, tuple):  # an extractor in another process says how long it took there
                     output, seconds = output
@@ -348,6 +382,39 @@ def report(corpus: str, pages: list[Page], runs: dict[str, Run]) -> None:
             print(f"speed: steward runs at {ratio:.2f}x {other}'s pages/s (target >= 1.0x)")
     if "steward" in runs and len(runs) > 1:
         write_diffs(corpus, pages, runs)
+
+
+def snippet_scores(pages: list[Page], outputs: list[str]) -> tuple[float, float, float, float]:
+    """(precision, recall, accuracy, F1) by trafilatura's rule on its evaluation set: a sentence
+    that must appear and is found is a true positive, one that must not and is found a false
+    positive, each matched as written (only whitespace collapsed), counted over the whole set."""
+    found, wanted = snippets(pages, outputs, "with", as_written=True)
+    leaked, unwanted = snippets(pages, outputs, "without", as_written=True)
+    precision = found / (found + leaked) if found + leaked else 0.0
+    recall = found / wanted if wanted else 0.0
+    accuracy = (found + unwanted - leaked) / (wanted + unwanted) if wanted + unwanted else 0.0
+    f1 = 2 * found / (found + wanted + leaked) if wanted + leaked else 0.0
+    return precision, recall, accuracy, f1
+
+
+def report_snippet_corpus(corpus: str, pages: list[Page], runs: dict[str, Run]) -> None:
+    print(f"\n== {corpus}: {len(pages)} pages")
+    for name, result in runs.items():
+        precision, recall, accuracy, f1 = snippet_scores(pages, result.outputs)
+        found, wanted = snippets(pages, result.outputs, "with", as_written=True)
+        leaked, unwanted = snippets(pages, result.outputs, "without", as_written=True)
+        total = sum(result.seconds)
+        p99 = statistics.quantiles(result.seconds, n=100)[98] if len(result.seconds) > 1 else result.seconds[0]
+        print(
+            f"{name:26s} F1 {f1:.4f} (P {precision:.4f} / R {recall:.4f}, accuracy {accuracy:.4f})  "
+            f"with {found}/{wanted}  without leaked {leaked}/{unwanted}  "
+            f"{len(pages) / total:6.1f} pages/s  p99 {p99 * 1000:6.1f} ms",
+            flush=True,
+        )
+    for other in ("trafilatura", "rs-trafilatura"):
+        if "steward" in runs and other in runs:
+            ratio = sum(runs[other].seconds) / sum(runs["steward"].seconds)
+            print(f"speed: steward runs at {ratio:.2f}x {other}'s pages/s (target >= 1.0x)")
 
 
 def by_kind(pairs: list[tuple[str, str]], pages: list[Page], kinds: list[str]) -> str:
@@ -426,6 +493,11 @@ def main() -> None:
         type=Path,
         help="a checkout of WCXB's repository: also score its full dev and held-out test splits",
     )
+    parser.add_argument(
+        "--trafilatura-repository",
+        type=Path,
+        help="a checkout of trafilatura's repository: also score its 990-page evaluation set",
+    )
     options = parser.parse_args()
     if not RsTrafilatura.available():
         print(f"rs-trafilatura is left out: no {RsTrafilatura.PYTHON} (make bench makes it with a Python 3.12)")
@@ -441,6 +513,11 @@ def main() -> None:
         report(corpus, pages, runs)
         if corpus == "wcxb-test-full" and "wcxb-dev-full" in corpora:
             report_unseen(pages, corpora["wcxb-dev-full"], runs)
+    if options.trafilatura_repository:
+        pages = load_trafilatura_evaluation(options.trafilatura_repository, options.limit)
+        chosen = options.only or [name for name in EXTRACTORS if name != "rs-trafilatura" or RsTrafilatura.available()]
+        runs = run(chosen, pages, {**EXTRACTORS, "trafilatura": trafilatura_as_evaluated})
+        report_snippet_corpus("trafilatura's evaluation set", pages, runs)
     report_slow_pages()
 
 

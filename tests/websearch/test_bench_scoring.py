@@ -82,3 +82,27 @@ def test_snippets_are_matched_by_their_words_or_as_written():
     assert bench.snippets([page], [output], "with") == (2, 2)
     assert bench.snippets([page], [output], "with", as_written=True) == (1, 2), "a dash for a space loses it"
     assert bench.snippets([page], [output], "without", as_written=True) == (0, 1)
+
+
+def test_trafilaturas_evaluation_set_reads_from_its_repository_and_scores_by_its_rule(tmp_path):
+    (tmp_path / "tests" / "cache").mkdir(parents=True)
+    (tmp_path / "tests" / "eval").mkdir()
+    (tmp_path / "tests" / "cache" / "kettle.html").write_bytes(b"<p>The kettle boils.</p>")
+    (tmp_path / "tests" / "eval" / "0a1b.html").write_bytes(b"<p>Descale monthly.</p>")
+    evaldata = {
+        "https://kettle.example/": {"file": "kettle.html", "with": ["The kettle", "boils"], "without": ["Cart"]},
+        "https://descale.example/": {"file": "0a1b.html", "with": ["Descale  monthly"], "without": ["Login", "Menu"]},
+    }
+    (tmp_path / "tests" / "evaldata.json").write_text(json.dumps(evaldata))
+    descale, kettle = bench.load_trafilatura_evaluation(tmp_path, None)
+    assert (kettle.key, kettle.html) == ("kettle.html", b"<p>The kettle boils.</p>"), "tests/cache is read"
+    assert descale.html == b"<p>Descale monthly.</p>", "and tests/eval"
+    assert kettle.truth["url"] == "https://kettle.example/"
+    outputs = ["Descale monthly. Menu", "The kettle boils over. Cart and more"]
+    precision, recall, accuracy, f1 = bench.snippet_scores([descale, kettle], outputs)
+    assert (precision, recall) == (3 / 5, 1.0), "3 wanted found, 2 unwanted found"
+    assert accuracy == pytest.approx((3 + 1) / 6), "of 6 sentences, 3 found as wanted and 1 left out as unwanted"
+    assert f1 == pytest.approx(2 * 3 / (2 * 3 + 2 + 0))
+    (tmp_path / "tests" / "eval" / "0a1b.html").unlink()
+    with pytest.raises(SystemExit, match=r"0a1b\.html"):
+        bench.load_trafilatura_evaluation(tmp_path, None)
