@@ -394,6 +394,33 @@ def test_a_switch_turned_off_refuses_the_pending_approval(page, world):
     assert world.site.hits == []
 
 
+def test_home_assistant_settings_wait_for_the_saved_ones_before_they_can_be_typed(page, world):
+    held = []
+
+    def hold_the_first_load(route):
+        if route.request.method == "GET" and not held:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/api/v1/conversation/home-assistant", hold_the_first_load)
+    sign_in(page, world)
+    url = page.get_by_label("Home Assistant URL")
+    save = page.get_by_role("button", name="Save Home Assistant settings")
+    expect(url).to_be_disabled()
+    expect(page.get_by_label("Access token")).to_be_disabled()
+    expect(save).to_be_disabled()
+    assert len(held) == 1, "what was typed before the saved settings arrive would be overwritten by them"
+    held[0].continue_()
+    expect(url).to_be_enabled()
+    url.fill(world.ha_url)
+    page.get_by_label("Access token").fill(TOKEN)
+    save.click()
+    expect(page.locator("#status")).to_have_text("Home Assistant settings saved.")
+    page.get_by_role("button", name="Test connection").click()
+    expect(page.locator("#ha-connection")).to_contain_text("Connected")
+
+
 def test_home_assistant_settings_save_and_the_token_never_comes_back(page, world):
     sign_in(page, world)
     page.get_by_label("Home Assistant URL").fill(world.ha_url)

@@ -8,12 +8,15 @@ stewardConsole.panel("home-assistant", (section, { api, el, say }) => {
   let allowlisted = [];
 
   const field = (id, label, attributes) => [el("label", { for: id, text: label }), el("input", { id, ...attributes })];
-  const [urlLabel, url] = field("ha-url", "Home Assistant URL", { type: "url", placeholder: "http://homeassistant.local:8123" });
-  const [tokenLabel, token] = field("ha-token", "Access token", { type: "password", autocomplete: "off", spellcheck: "false" });
+  // The form waits, disabled, for the saved settings: filled in before they arrive, it would
+  // have what was typed overwritten by them (a slow first load), and save a URL nobody chose.
+  const [urlLabel, url] = field("ha-url", "Home Assistant URL", { type: "url", placeholder: "http://homeassistant.local:8123", disabled: "" });
+  const [tokenLabel, token] = field("ha-token", "Access token", { type: "password", autocomplete: "off", spellcheck: "false", disabled: "" });
   const tokenState = el("p", { id: "ha-token-state", class: "hint" });
+  const submit = el("button", { type: "submit", text: "Save Home Assistant settings", disabled: "" });
   const test = el("button", { type: "button", id: "ha-test", class: "secondary", text: "Test connection" });
   const form = el("form", { id: "ha-form" }, urlLabel, url, tokenLabel, token, tokenState);
-  form.append(el("button", { type: "submit", text: "Save Home Assistant settings" }), test);
+  form.append(submit, test);
   const connection = el("p", { id: "ha-connection", role: "status" });
   const [searchLabel, search] = field("ha-search", "Find entities", { type: "search" });
   const list = el("ul", { id: "ha-entities", class: "entities" });
@@ -27,6 +30,8 @@ stewardConsole.panel("home-assistant", (section, { api, el, say }) => {
     } catch (error) {
       say(`Home Assistant settings: ${error.message}`);
       return;
+    } finally {
+      for (const control of [url, token, submit]) control.disabled = false;
     }
     url.value = settings.base_url || "";
     token.value = "";
