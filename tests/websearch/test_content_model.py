@@ -1874,6 +1874,21 @@ def test_a_block_beside_its_svg_toggles_is_no_gallery():
     assert "Moving day." not in text, "photographs with a line under them are a gallery"
 
 
+def test_a_roundups_cards_each_picture_under_its_own_heading_are_no_gallery():
+    recipes = ["Citrus kettle rinse", "Overnight lemon soak", "Vinegar steam clean"]
+    cards = "".join(
+        f"<div class='card'><img src='/photos/{n}.jpg' alt=''><h3>{name}</h3>"
+        f"<span>A quick way to a quiet kettle, number {n}.</span><a href='/recipes/{n}'>Get the recipe</a></div>"
+        for n, name in enumerate(recipes)
+    )
+    roundup = f"<article><h1>Descaling recipes</h1>{KETTLE_PROSE * 2}<div class='list'>{cards}</div></article>"
+    text = markdown(roundup, ARTICLE_TYPE)
+    assert all(name in text for name in recipes), "each picture with a name of its own is a card"
+    assert "A quick way to a quiet kettle, number 2." in text
+    unnamed = roundup.replace("<h3>", "<b>").replace("</h3>", "</b>")
+    assert "Overnight lemon soak" not in markdown(unnamed, ARTICLE_TYPE), "pictures with a line each are a gallery"
+
+
 def test_around_each_posts_body_the_name_date_and_buttons_go_and_a_post_without_one_keeps_its_name():
     profiles = ["/members/ada.12/", "/u/brook", "/memberlist.php?mode=viewprofile&u=7", "/profile/31-cyd/"]
     thread = "".join(

@@ -39,7 +39,15 @@ from steward_websearch.extraction.tree import (
     paragraph_text,
     remove_each,
 )
-from steward_websearch.extraction.vocabulary import BLOCKS, CODE, FURNITURE, HEADINGS, PICTURES, UNSEEN
+from steward_websearch.extraction.vocabulary import (
+    BLOCKS,
+    CODE,
+    FURNITURE,
+    HEADINGS,
+    PICTURES,
+    SECTION_HEADINGS,
+    UNSEEN,
+)
 
 
 def remove_unseen(root: Element) -> None:
@@ -143,9 +151,6 @@ FAMILY_SHARE = 0.4
 
 def _heads_a_section(element: Element, measures: Measures) -> bool:
     return measures.link_density(element) < 0.25 and holds(element, SECTION_HEADINGS)
-
-
-SECTION_HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
 
 
 def _sign_up_fields(root: Element) -> list[Element]:

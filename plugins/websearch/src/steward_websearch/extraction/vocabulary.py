@@ -4,6 +4,8 @@ what never renders text, what is page furniture."""
 from __future__ import annotations
 
 HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+SECTION_HEADINGS = HEADINGS - {"h1"}
+"""The headings of a page's sections: ``h1`` is the page's title."""
 
 BLOCKS = HEADINGS | frozenset(
     """address article aside blockquote body center dd details dialog div dl dt fieldset figcaption figure

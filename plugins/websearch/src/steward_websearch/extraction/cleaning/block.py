@@ -31,7 +31,7 @@ from steward_websearch.extraction.tree import (
     paragraph_text,
     remove_each,
 )
-from steward_websearch.extraction.vocabulary import CODE, HEADINGS, LISTS, TABLE_CELLS
+from steward_websearch.extraction.vocabulary import CODE, HEADINGS, LISTS, SECTION_HEADINGS, TABLE_CELLS
 
 
 def clean(content: Element, *, article: bool) -> None:
@@ -189,10 +189,13 @@ def _looks_like_boilerplate(
 
     Pictures with little text between them are a gallery, unless they hold the page's title (or,
     where the content does not read as an article, a heading: a product's headed section among
-    its pictures). A block under 25 characters is a scrap, but not a list of two or more items
-    without links (a product's facts: "1.7 l", "Steel"), a short sentence (``_a_short_sentence``:
-    "Added in version 3.7.") or a record's date. A list the text announces with a colon
-    (``_introduced``) or that says something about each link (``_annotated``) is the text's.
+    its pictures), or a section heading per picture, few of its words links: cards, each picture
+    under its own name (a roundup's recipes, each with its summary and a link to it; a rail of other
+    stories, each headed too, is mostly links). A block under 25 characters is a
+    scrap, but not a list of two or more items without links (a product's facts: "1.7 l",
+    "Steel"), a short sentence (``_a_short_sentence``: "Added in version 3.7.") or a record's date.
+    A list the text announces with a colon (``_introduced``) or that says something about each
+    link (``_annotated``) is the text's.
     """
     weight = class_weight(element, negative)
     if article and weight < 0 and not is_prose(element, measures):
@@ -212,6 +215,7 @@ def _looks_like_boilerplate(
         and paragraphs / images < 0.5
         and length < GALLERY_CHARS_PER_IMAGE * images
         and not holds(element, TITLES if article else TITLES | HEADINGS)
+        and not (density < LINKED_IN_AN_ARTICLE and _each_picture_headed(element, images))
     ):
         return True
     if element.tag not in ("ul", "ol") and items > paragraphs:
@@ -272,6 +276,13 @@ list of links; a third cut WCXB's forums and listings (dev split 0.8711 -> 0.871
 
 
 GALLERY_CHARS_PER_IMAGE = 200
+
+
+def _each_picture_headed(element: Element, images: int) -> bool:
+    """Whether ``element`` holds a section heading for each of its pictures, none of them pointing
+    to other pages ("Most read in world news" heads a rail of other stories): cards, not a gallery."""
+    headings = [node for node in element.iter() if node.tag in SECTION_HEADINGS]
+    return len(headings) >= images and not any(POINTS_ELSEWHERE.search(paragraph_text(node)) for node in headings)
 
 
 def _a_headed_section(element: Element, measures: Measures) -> bool:
