@@ -223,7 +223,10 @@ class RsTrafilatura:
         return answer["text"], answer["seconds"]
 
 
-EXTRACTORS: dict[str, Callable[[bytes, str], str | tuple[str, float]]] = {
+Extractor = Callable[[bytes, str], str | tuple[str, float]]
+"""An extractor: a page and its address in, its text out (and, from another process, its seconds)."""
+
+EXTRACTORS: dict[str, Extractor] = {
     "steward": steward_markdown,
     "trafilatura": trafilatura_default,
     "rs-trafilatura": RsTrafilatura(),
@@ -299,7 +302,7 @@ def load_trafilatura_evaluation(repository: Path, limit: int | None) -> list[Pag
     return pages
 
 
-def run(names: list[str], pages: list[Page], extractors: dict | None = None) -> dict[str, Run]:
+def run(names: list[str], pages: list[Page], extractors: dict[str, Extractor] | None = None) -> dict[str, Run]:
     """Each page through each extractor named, timed. The extractors take turns, ``TURN`` pages
     each (in an order that rotates), so that a machine slowing down or speeding up during the run
     weighs on all of them alike, while each still runs long enough at a time to work from warm
