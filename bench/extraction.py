@@ -27,7 +27,7 @@ split is scored once more on the pages the dev split does not file as well (``re
 With ``--trafilatura-repository DIR`` (a checkout of github.com/adbar/trafilatura), trafilatura's
 own evaluation set is scored too: 990 pages, each with a few sentences that must appear and a few
 that must not, matched as written (``tests/evaldata.json``; HTML in ``tests/cache`` and
-``tests/eval``), by its own rule (``snippet_scores``: precision, recall, accuracy and F1 of
+``tests/eval``), by its own rule (``snippet_counts``: precision, recall, accuracy and F1 of
 the sentences over the whole set), trafilatura run with its evaluation's settings (comments left
 out, tables kept).
 
@@ -362,7 +362,7 @@ def report(corpus: str, pages: list[Page], runs: dict[str, Run]) -> None:
         pairs = [(page.truth["articleBody"], output) for page, output in zip(pages, result.outputs, strict=True)]
         precision, recall, f1 = score(pairs)
         total = sum(result.seconds)
-        p99 = statistics.quantiles(result.seconds, n=100)[98] if len(result.seconds) > 1 else result.seconds[0]
+        p99 = percentile_99(result.seconds)
         line = (
             f"{name:26s} F1 {f1:.3f} (P {precision:.3f} / R {recall:.3f})  "
             f"{len(pages) / total:6.1f} pages/s  p99 {p99 * 1000:6.1f} ms"
@@ -379,41 +379,60 @@ def report(corpus: str, pages: list[Page], runs: dict[str, Run]) -> None:
             print(f"{'':26s} by kind: " + by_kind(pairs, pages, kinds), flush=True)
             precision, recall, f1 = word_scores(pairs)
             print(f"{'':26s} WCXB's own rule (words, mean of pages): F1 {f1:.3f} (P {precision:.3f} / R {recall:.3f})")
-    for other in ("trafilatura", "rs-trafilatura"):
-        if "steward" in runs and other in runs:
-            ratio = sum(runs[other].seconds) / sum(runs["steward"].seconds)
-            print(f"speed: steward runs at {ratio:.2f}x {other}'s pages/s (target >= 1.0x)")
+    report_speed(runs)
     if "steward" in runs and len(runs) > 1:
         write_diffs(corpus, pages, runs)
 
 
-def snippet_scores(pages: list[Page], outputs: list[str]) -> tuple[float, float, float, float]:
-    """(precision, recall, accuracy, F1) by trafilatura's rule on its evaluation set: a sentence
-    that must appear and is found is a true positive, one that must not and is found a false
-    positive, each matched as written (only whitespace collapsed), counted over the whole set."""
+@dataclass
+class SnippetCounts:
+    """A snippet corpus's sentences over the whole set, as trafilatura's evaluation counts them:
+    those that must appear and were found, those that must not and leaked."""
+
+    found: int
+    wanted: int
+    leaked: int
+    unwanted: int
+
+    def scores(self) -> tuple[float, float, float, float]:
+        """(precision, recall, accuracy, F1): a found sentence is a true positive, a leaked one a
+        false positive."""
+        found, wanted, leaked, unwanted = self.found, self.wanted, self.leaked, self.unwanted
+        precision = found / (found + leaked) if found + leaked else 0.0
+        recall = found / wanted if wanted else 0.0
+        accuracy = (found + unwanted - leaked) / (wanted + unwanted) if wanted + unwanted else 0.0
+        f1 = 2 * found / (found + wanted + leaked) if wanted + leaked else 0.0
+        return precision, recall, accuracy, f1
+
+
+def snippet_counts(pages: list[Page], outputs: list[str]) -> SnippetCounts:
+    """trafilatura's rule on its evaluation set: each sentence matched as written (only whitespace
+    collapsed), counted over the whole set."""
     found, wanted = snippets(pages, outputs, "with", as_written=True)
     leaked, unwanted = snippets(pages, outputs, "without", as_written=True)
-    precision = found / (found + leaked) if found + leaked else 0.0
-    recall = found / wanted if wanted else 0.0
-    accuracy = (found + unwanted - leaked) / (wanted + unwanted) if wanted + unwanted else 0.0
-    f1 = 2 * found / (found + wanted + leaked) if wanted + leaked else 0.0
-    return precision, recall, accuracy, f1
+    return SnippetCounts(found, wanted, leaked, unwanted)
 
 
 def report_snippet_corpus(corpus: str, pages: list[Page], runs: dict[str, Run]) -> None:
     print(f"\n== {corpus}: {len(pages)} pages")
     for name, result in runs.items():
-        precision, recall, accuracy, f1 = snippet_scores(pages, result.outputs)
-        found, wanted = snippets(pages, result.outputs, "with", as_written=True)
-        leaked, unwanted = snippets(pages, result.outputs, "without", as_written=True)
-        total = sum(result.seconds)
-        p99 = statistics.quantiles(result.seconds, n=100)[98] if len(result.seconds) > 1 else result.seconds[0]
+        counts = snippet_counts(pages, result.outputs)
+        precision, recall, accuracy, f1 = counts.scores()
         print(
             f"{name:26s} F1 {f1:.4f} (P {precision:.4f} / R {recall:.4f}, accuracy {accuracy:.4f})  "
-            f"with {found}/{wanted}  without leaked {leaked}/{unwanted}  "
-            f"{len(pages) / total:6.1f} pages/s  p99 {p99 * 1000:6.1f} ms",
+            f"with {counts.found}/{counts.wanted}  without leaked {counts.leaked}/{counts.unwanted}  "
+            f"{len(pages) / sum(result.seconds):6.1f} pages/s  p99 {percentile_99(result.seconds) * 1000:6.1f} ms",
             flush=True,
         )
+    report_speed(runs)
+
+
+def percentile_99(seconds: list[float]) -> float:
+    return statistics.quantiles(seconds, n=100)[98] if len(seconds) > 1 else seconds[0]
+
+
+def report_speed(runs: dict[str, Run]) -> None:
+    """Steward's pages/s as a multiple of trafilatura's and rs-trafilatura's, where they ran."""
     for other in ("trafilatura", "rs-trafilatura"):
         if "steward" in runs and other in runs:
             ratio = sum(runs[other].seconds) / sum(runs["steward"].seconds)
@@ -510,15 +529,14 @@ def main() -> None:
             corpora[f"wcxb-{split}-full"] = load_wcxb_split(options.wcxb_repository, split, options.limit)
     if "wcxb-dev" in corpora and "wcxb-dev-full" in corpora:
         report_revised_truths(corpora["wcxb-dev"], corpora["wcxb-dev-full"])
+    chosen = options.only or [name for name in EXTRACTORS if name != "rs-trafilatura" or RsTrafilatura.available()]
     for corpus, pages in corpora.items():
-        chosen = options.only or [name for name in EXTRACTORS if name != "rs-trafilatura" or RsTrafilatura.available()]
         runs = run(chosen, pages)
         report(corpus, pages, runs)
         if corpus == "wcxb-test-full" and "wcxb-dev-full" in corpora:
             report_unseen(pages, corpora["wcxb-dev-full"], runs)
     if options.trafilatura_repository:
         pages = load_trafilatura_evaluation(options.trafilatura_repository, options.limit)
-        chosen = options.only or [name for name in EXTRACTORS if name != "rs-trafilatura" or RsTrafilatura.available()]
         runs = run(chosen, pages, {**EXTRACTORS, "trafilatura": trafilatura_as_evaluated})
         report_snippet_corpus("trafilatura's evaluation set", pages, runs)
     report_slow_pages()

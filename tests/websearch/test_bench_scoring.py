@@ -99,7 +99,9 @@ def test_trafilaturas_evaluation_set_reads_from_its_repository_and_scores_by_its
     assert descale.html == b"<p>Descale monthly.</p>", "and tests/eval"
     assert kettle.truth["url"] == "https://kettle.example/"
     outputs = ["Descale monthly. Menu", "The kettle boils over. Cart and more"]
-    precision, recall, accuracy, f1 = bench.snippet_scores([descale, kettle], outputs)
+    counts = bench.snippet_counts([descale, kettle], outputs)
+    assert (counts.found, counts.wanted, counts.leaked, counts.unwanted) == (3, 3, 2, 3)
+    precision, recall, accuracy, f1 = counts.scores()
     assert (precision, recall) == (3 / 5, 1.0), "3 wanted found, 2 unwanted found"
     assert accuracy == pytest.approx((3 + 1) / 6), "of 6 sentences, 3 found as wanted and 1 left out as unwanted"
     assert f1 == pytest.approx(2 * 3 / (2 * 3 + 2 + 0))
