@@ -191,6 +191,19 @@ def test_a_link_that_is_no_url_is_its_text_and_the_page_still_reads():
     assert found.links == ["http://x.example/tea"]
 
 
+def test_a_picture_whose_address_is_no_url_does_not_fail_the_page():
+    """A block of pictures is weighed as a gallery, each picture looked at for an icon; one whose
+    ``src`` has a bracketed host that is no address (``http://[cdn/…``) is no icon, and the page reads."""
+    prose = "<p>Kettles boil a litre in ninety seconds, and they do it every morning, for everyone in the house.</p>"
+    pictures = "".join(
+        f'<figure><img src="{source}" alt="Kettle {n}"></figure>'
+        for n, source in enumerate(["http://[cdn/kettle.jpg", "/kettle-2.jpg", "/kettle-3.jpg", "http://[cdn/icon.svg"])
+    )
+    page = f"<html><body><article><h1>Kettles</h1>{prose * 4}<div>{pictures}</div>{prose}</article></body></html>"
+    found = extract(page.encode(), url="http://x.example/", content_type="text/html")
+    assert found.markdown.count("Kettles boil a litre") == 5
+
+
 @pytest.mark.parametrize(
     ("body", "content_type", "expected"),
     [

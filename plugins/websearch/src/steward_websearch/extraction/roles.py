@@ -210,4 +210,13 @@ PORTRAITS = ICONS | {"author", "byline", "logo"}
 def is_icon(image: Element) -> bool:
     """A picture that marks text rather than shows something: named an icon, an avatar, an emoji
     (``ICONS``), or drawn as SVG (a toggle's arrow, a check mark, a logo; photographs are not SVG)."""
-    return bool(class_words(image) & ICONS) or urlsplit(image.get("src") or "").path.lower().endswith(".svg")
+    return bool(class_words(image) & ICONS) or _drawn_as_svg(image.get("src") or "")
+
+
+def _drawn_as_svg(source: str) -> bool:
+    """Whether a picture's address names an SVG file. An address no browser can load
+    (``http://[cdn/a.png``, a bracketed host that is no IP address) shows nothing, SVG or not."""
+    try:
+        return urlsplit(source).path.lower().endswith(".svg")
+    except ValueError:
+        return False
