@@ -1053,6 +1053,16 @@ def test_a_highlighters_column_of_line_numbers_is_not_code():
     assert "| 1 2 3 | 1 4 9 |" in text, "numbers beside numbers are data, not a gutter"
 
 
+def test_a_number_too_long_to_count_lines_is_no_gutter_and_does_not_fail_the_page():
+    """Python refuses to read a number of more than 4,300 digits; a ``pre`` holding one beside
+    code (a checksum, a digit of pi per line) is read as it is, not counted as line numbers."""
+    digits = "1" * 5000
+    row = f"<table><tr><td><pre>{digits}\n{digits}2</pre></td><td><pre>x = 1\ny = 2</pre></td></tr></table>"
+    text = markdown(f"<main><h1>Kettle descaling</h1>{KETTLE_PROSE}{row}</main>")
+    assert digits in text
+    assert "x = 1" in text
+
+
 def test_who_wrote_edited_or_checked_a_post_is_no_line_of_its_text():
     bylines = (
         "<p>Written by Cassidy Horton</p>",

@@ -120,6 +120,22 @@ def test_plain_text_keeps_the_numbers_of_ordered_lists(article):
     assert "3. Fill it.\n4. Boil it." in document.markdown
 
 
+@pytest.mark.parametrize(
+    ("start", "value", "numbers"),
+    [
+        ("3rd", " +7 ", "3. One.\n7. Two."),  # a browser reads the leading digits
+        ("-2", "0009", "-2. One.\n9. Two."),
+        ("9" * 4300, "1" * 20, "1. One.\n2. Two."),  # past a ``long``: ignored, as browsers ignore it
+        ("2147483648", "2147483647", "1. One.\n2147483647. Two."),
+    ],
+)
+def test_list_numbers_are_read_as_browsers_read_them(start, value, numbers):
+    """A ``start`` of 4,300 nines once failed the page: Python refuses to write so long a number."""
+    page = f'<html><body><ol start="{start}"><li>One.</li><li value="{value}">Two.</li></ol></body></html>'
+    document = extract(page.encode(), url="http://x.example/", content_type="text/html", main_content_only=False)
+    assert document.text == numbers
+
+
 class _InProcess:
     """The host's isolated workers, run in this process: what the service asks of them is recorded."""
 

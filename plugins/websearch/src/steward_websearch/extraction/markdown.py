@@ -266,11 +266,22 @@ class Renderer:
 
 
 def _integer(value: str | None, default: int) -> int:
-    """An ``ol``'s ``start`` or an ``li``'s ``value``, as browsers read them (else ``default``)."""
-    try:
-        return int((value or "").strip())
-    except ValueError:
+    """An ``ol``'s ``start`` or an ``li``'s ``value``, as browsers read them (HTML's rules for
+    parsing integers: the leading digits, "3rd" is 3), else ``default``: for no number, and for one
+    outside a ``long`` (a browser's ``start`` ignores it; Python refuses to write a number of
+    more than 4,300 digits, which a page's ``start="999…"`` asked for)."""
+    found = _LEADING_INTEGER.match(value or "")
+    if found is None:
         return default
+    sign, digits = found.groups()
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > 10:
+        return default
+    number = -int(digits) if sign == "-" else int(digits)
+    return number if -(2**31) <= number < 2**31 else default
+
+
+_LEADING_INTEGER = re.compile(r"[\t\n\f\r ]*([+-]?)([0-9]+)")
 
 
 def _run_together(previous: Element | None, child: Element) -> bool:

@@ -443,7 +443,13 @@ def drop_line_numbers(content: Element, *, article: bool, measures: Measures | N
 
 
 def _numbers(words: list[str]) -> bool:
-    return bool(words) and all(word.isdecimal() for word in words)
+    """Whether ``words`` could be a gutter's line numbers: decimals, none longer than
+    ``LINE_NUMBER_DIGITS`` (past Python's 4,300, ``int`` refuses to read a number at all)."""
+    return bool(words) and all(word.isdecimal() and len(word) <= LINE_NUMBER_DIGITS for word in words)
+
+
+LINE_NUMBER_DIGITS = 7
+"""The digits of a line number: a file of a million lines has seven."""
 
 
 def drop_placeholders(content: Element, *, article: bool, measures: Measures | None = None) -> None:
