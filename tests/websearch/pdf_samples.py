@@ -56,6 +56,27 @@ def many_pages(count: int) -> bytes:
     return bytes(pdf.output())
 
 
+def damaged(readable_pages: int = 1) -> bytes:
+    """``readable_pages`` pages that say "page one reads", and then a page whose object is no page
+    (the number 42): PDFium opens the file and cannot load that page."""
+    text = b"BT /F1 12 Tf 72 720 Td (page one reads) Tj ET"
+    pages = [b"%d 0 R" % (5 + number) for number in range(readable_pages)] + [b"4 0 R"]
+    return _pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(pages), len(pages)),
+            b"<< /Length %d >>\nstream\n" % len(text) + text + b"\nendstream",
+            b"42",
+            *(
+                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R"
+                b" /Resources << /Font << /F1 %d 0 R >> >> >>" % (5 + readable_pages)
+                for _ in range(readable_pages)
+            ),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        ]
+    )
+
+
 @functools.cache
 def flate_bomb(inflated_megabytes: int = 4096) -> bytes:
     """A valid one-page PDF whose content stream is ~4 MB of Flate data inflating to 4 GiB of zeros.

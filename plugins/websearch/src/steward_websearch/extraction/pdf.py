@@ -50,10 +50,14 @@ def read_pdf(body: bytes, *, url: str, max_pages: int = MAX_PDF_PAGES) -> Docume
         raise InvalidContent(_why_unreadable(error)) from None
     try:
         total = len(document)
-        pages = [_page_text(document, index) for index in range(min(total, max_pages))]
+        texts = [_page_text(document, index, pypdfium2.PdfiumError) for index in range(min(total, max_pages))]
         metadata = {key.lower(): value.strip() for key, value in document.get_metadata_dict().items()}
     finally:
         document.close()
+    damaged = sum(text is None for text in texts)
+    if texts and damaged == len(texts):
+        raise InvalidContent(f"none of the PDF's {len(texts)} page(s) could be read: the file is damaged")
+    pages = [text or "" for text in texts]
     if total and not any(pages):
         raise UnsupportedContent(
             f"the PDF's {total} page(s) have no text layer (scanned images?); Steward does not run OCR"
@@ -65,6 +69,8 @@ def read_pdf(body: bytes, *, url: str, max_pages: int = MAX_PDF_PAGES) -> Docume
         found["byline"] = metadata["author"][:500]
     if total > len(pages):
         found["pages_read"] = str(len(pages))
+    if damaged:
+        found["pages_damaged"] = str(damaged)
     tokens = estimate_tokens(text)
     return Document(
         title=title[:500],
@@ -105,14 +111,21 @@ def check_inflated_size(body: bytes, limit: int = MAX_INFLATED_BYTES) -> None:
             continue
 
 
-def _page_text(document, index: int) -> str:
-    page = document[index]
+def _page_text(document, index: int, unreadable: type[Exception]) -> str | None:
+    """The text of one page; ``None`` for a page PDFium cannot load (``unreadable``: a page object
+    that is no page, a damaged content stream), so that the pages around it are still read."""
+    try:
+        page = document[index]
+    except unreadable:
+        return None
     try:
         text_page = page.get_textpage()
         try:
             raw = text_page.get_text_range()
         finally:
             text_page.close()
+    except unreadable:
+        return None
     finally:
         page.close()
     lines = (line.rstrip() for line in raw.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n").split("\n"))
