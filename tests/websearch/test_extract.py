@@ -168,6 +168,18 @@ def test_pages_without_an_article_keep_the_body_minus_boilerplate():
     assert document.markdown == "Short note."
 
 
+def test_the_html_leaves_out_attributes_named_like_a_template_s_placeholders():
+    """``{{attrs}}`` left by a template, or a ``{`` that never closes: ElementTree reads such a name
+    as ``{namespace}name``, writing ``xmlns:ns0`` junk for the first and failing on the second."""
+    page = (
+        '<html><body><main><p class="lead" {{ngAttrs}}="1" {broken="2" data-x="3">Kettles boil a litre in'
+        " ninety seconds, and they do it every morning, for everyone in the house.</p></main></body></html>"
+    )
+    document = extract(page.encode(), url="http://x.example/", content_type="text/html", with_html=True)
+    assert '<p class="lead" data-x="3">Kettles boil a litre' in document.html
+    assert "xmlns" not in document.html
+
+
 def test_the_whole_page_is_what_a_reader_sees_navigation_and_footers_included():
     whole = extract(ARTICLE.encode(), url="https://tea.example/", content_type="text/html", main_content_only=False)
     for kept in ["The Tea Site", "[Home](https://tea.example/a)", "SIDEBAR-LINK one", "## Water"]:

@@ -6,7 +6,8 @@ what the passes expect dropped in anywhere (an address that is no URL in every a
 holds one, numbers past what Python reads, JSON-LD of the wrong shapes, entities of no
 character). What comes back is a Document, or one of the errors extraction documents
 (``PageTooComplex``, ``UnsupportedContent``, ``InvalidContent``); never an exception from inside.
-Three such crashes were found this way, each a page a reader's browser shows without a word.
+Four crashes were found this way (a picture's address, a gutter's number, a list's number, an
+attribute's name in the HTML written back), each on a page a browser shows without a word.
 Each kind of markup goes into the middle of the content of a few pages; random breakage on top
 is derived the same way on every run (``derandomize``): a regression guard, not a search that
 fails one run in ten.
@@ -46,6 +47,7 @@ MARKUP = [
     "<details open><summary>Expand</summary><ul><li><a href='#a'>a</a><ul><li><a href='#b'>b</a></li></ul></li></ul></details>",
     "<div hidden aria-controls='x'><div id='x' style='display:none'><p>folded</p></div></div><button>Close</button>",
     '<meta charset="x-no-such-charset"><meta charset="utf-16">',
+    '<p {{attributes}}="1" {broken="2" class="x">a template left its placeholders</p>',
 ]
 CONTENT_TYPES = ["text/html", "text/html; charset=utf-8", "text/html; charset=latin-1", "text/html; charset=bogus", ""]
 

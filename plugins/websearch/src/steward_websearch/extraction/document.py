@@ -316,8 +316,18 @@ def _html(
         raw_tokens=estimate_tokens(source),
         clean_tokens=estimate_tokens(markdown),
         links=links,
-        html=ElementTree.tostring(content, encoding="unicode", method="html") if with_html else "",
+        html=_as_html(content) if with_html else "",
     )
+
+
+def _as_html(content: Element) -> str:
+    """``content`` written as HTML, without the attributes whose names ElementTree reads as
+    ``{namespace}name``: a page never means one (a template's unrendered ``{{attributes}}``), and a
+    ``{`` that never closes is a name ElementTree cannot write at all."""
+    for element in content.iter():
+        for name in [name for name in element.attrib if name.startswith("{")]:
+            del element.attrib[name]
+    return ElementTree.tostring(content, encoding="unicode", method="html")
 
 
 def _links(root: Element, base: str) -> list[str]:
