@@ -50,7 +50,7 @@ def read_pdf(body: bytes, *, url: str, max_pages: int = MAX_PDF_PAGES) -> Docume
         raise InvalidContent(_why_unreadable(error)) from None
     try:
         total = len(document)
-        texts = [_page_text(document, index, pypdfium2.PdfiumError) for index in range(min(total, max_pages))]
+        texts = [_page_text(document, index) for index in range(min(total, max_pages))]
         metadata = {key.lower(): value.strip() for key, value in document.get_metadata_dict().items()}
     finally:
         document.close()
@@ -111,12 +111,14 @@ def check_inflated_size(body: bytes, limit: int = MAX_INFLATED_BYTES) -> None:
             continue
 
 
-def _page_text(document, index: int, unreadable: type[Exception]) -> str | None:
-    """The text of one page; ``None`` for a page PDFium cannot load (``unreadable``: a page object
-    that is no page, a damaged content stream), so that the pages around it are still read."""
+def _page_text(document, index: int) -> str | None:
+    """The text of one page; ``None`` for a page PDFium cannot load (a page object that is no
+    page, a damaged content stream), so that the pages around it are still read."""
+    from pypdfium2 import PdfiumError
+
     try:
         page = document[index]
-    except unreadable:
+    except PdfiumError:
         return None
     try:
         text_page = page.get_textpage()
@@ -124,7 +126,7 @@ def _page_text(document, index: int, unreadable: type[Exception]) -> str | None:
             raw = text_page.get_text_range()
         finally:
             text_page.close()
-    except unreadable:
+    except PdfiumError:
         return None
     finally:
         page.close()
