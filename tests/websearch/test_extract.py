@@ -244,10 +244,28 @@ def test_a_picture_whose_address_is_no_url_does_not_fail_the_page():
         ("ünïcode".encode(), "text/plain", "ünïcode"),
         ("caf\xe9".encode("latin-1"), "text/plain; charset=utf-8", "caf\ufffd"),
         ("caf\xe9".encode("latin-1"), "text/plain; charset=no-such-charset", "café"),
+        # Python's codecs that are no charset a browser knows: ignored, not applied (or failing)
+        ("caf\xe9".encode("latin-1"), "text/plain; charset=base64", "café"),
+        ("caf\xe9".encode("latin-1"), "text/plain; charset=idna", "café"),
+        (b"Kettle", "text/plain; charset=rot13", "Kettle"),
+        (b"tab\\u0041", "text/plain; charset=unicode_escape", "tab\\u0041"),
+        (b"+AGEAYgBj-", "text/plain; charset=utf-7", "+AGEAYgBj-"),
+        (b"~{<:Ky2;S{#,~}", "text/plain; charset=hz-gb-2312", "\ufffd"),  # the standard's replacement
     ],
 )
 def test_charsets(body, content_type, expected):
     assert extract(body, url="http://x.example/", content_type=content_type).markdown == expected
+
+
+@pytest.mark.parametrize(
+    ("declared", "expected"),
+    [("rot13", "Crème brûlée"), ("utf-16", "Cr\ufffdme br\ufffdl\ufffde"), ("x-user-defined", "Crème brûlée")],
+)
+def test_a_meta_charset_is_read_as_browsers_read_it(declared, expected):
+    """A label no browser knows is ignored (rot13 failed the page); a page whose ``<meta>`` could be
+    read at all is in no UTF-16, so it means UTF-8; x-user-defined there means windows-1252."""
+    page = f'<html><head><meta charset="{declared}"></head><body><p>Crème brûlée is a dessert, loved.</p></body></html>'
+    assert expected in extract(page.encode("cp1252"), url="http://x.example/", content_type="text/html").markdown
 
 
 def test_meta_charset_is_honoured_when_the_header_is_silent():

@@ -13,6 +13,7 @@ is derived the same way on every run (``derandomize``): a regression guard, not 
 fails one run in ten.
 """
 
+import encodings.aliases
 import gzip
 import re
 from pathlib import Path
@@ -80,6 +81,16 @@ def test_markup_that_defies_the_passes_is_read_in_the_content(markup):
     for number, path in enumerate(PAGES[::8]):
         page = _after_a_paragraph(_read(path), markup)
         _read_or_refused(page, content_type="text/html", main_content_only=number % 3 != 2, with_html=number % 2 == 0)
+
+
+def test_every_charset_python_knows_is_read_or_ignored_never_failed():
+    """Python's codec registry answers to far more than charsets (rot13, base64, idna, zlib); a
+    page may name any of them, in its header or its ``<meta>``."""
+    names = sorted({*encodings.aliases.aliases, *encodings.aliases.aliases.values(), "rot13", "idna", "punycode"})
+    page = "<html><head><meta charset='{}'></head><body><p>Crème brûlée, a dessert loved in France.</p></body></html>"
+    for name in names:
+        _read_or_refused(page.format(name).encode("cp1252"), content_type="text/html")
+        _read_or_refused(page.format("utf-8").encode("cp1252"), content_type=f"text/html; charset={name}")
 
 
 @st.composite

@@ -30,6 +30,7 @@ from xml.etree import ElementTree
 from xml.etree.ElementTree import Element
 
 import msgspec
+import webencodings
 
 from steward_websearch.extraction import boilerplate, cleaning, linked_data, main_content, product, streaming
 from steward_websearch.extraction.blocks import says_the_title, title_words
@@ -55,6 +56,9 @@ BINARY_SIGNATURES = (
 )
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+_META_READS_AS = {"utf-16le": "utf-8", "utf-16be": "utf-8", "x-user-defined": "windows-1252"}
+"""What a ``<meta charset>`` naming these means (HTML's prescan): a page whose tag could be read
+as ASCII is in no UTF-16, and x-user-defined there means windows-1252."""
 
 
 class UnsupportedContent(Exception):
@@ -193,35 +197,34 @@ def _looks_like_html(body: bytes) -> bool:
 def decode(body: bytes, charset: str | None, *, html: bool) -> str:
     """Bytes to text: BOM, then the HTTP charset, then ``<meta charset>``, then UTF-8, then windows-1252.
 
-    Never raises: undecodable bytes become U+FFFD.
+    Never raises: undecodable bytes become U+FFFD. A charset is read by the labels of the WHATWG
+    Encoding Standard, as browsers read it (``webencodings``): latin-1 and ascii mean windows-1252,
+    and a label no browser knows is ignored. Python's own codec registry answers to far more
+    (``rot13``, ``base64`` and ``idna`` failed the page; ``unicode_escape`` and ``utf-7`` read
+    text a browser never shows). A label the standard maps to its replacement encoding (HZ,
+    ISO-2022-KR: encodings whose escapes could smuggle markup) reads as one U+FFFD, as there;
+    a ``<meta>`` naming UTF-16 means UTF-8 (``_META_READS_AS``).
     """
     for bom, encoding in _BOMS:
         if body.startswith(bom):
             return body[len(bom) :].decode(encoding, errors="replace")
-    candidates = [charset]
+    candidates = [(charset, False)]
     if html:
         match = _META_CHARSET.search(body[:4096])
-        candidates.append(match.group(1).decode("ascii", "replace").lower() if match else None)
-    for candidate in candidates:
-        encoding = _codec(candidate)
-        if encoding is not None:
-            return body.decode(encoding, errors="replace")
+        candidates.append((match.group(1).decode("ascii", "replace") if match else None, True))
+    for candidate, in_the_page in candidates:
+        encoding = webencodings.lookup(candidate) if candidate else None
+        if encoding is None:
+            continue
+        if in_the_page and encoding.name in _META_READS_AS:
+            encoding = webencodings.lookup(_META_READS_AS[encoding.name])
+        if encoding.name == "replacement":
+            return "\ufffd" if body else ""
+        return encoding.codec_info.decode(body, "replace")[0]
     try:
         return body.decode("utf-8")
     except UnicodeDecodeError:
         return body.decode("cp1252", errors="replace")
-
-
-def _codec(name: str | None) -> str | None:
-    """A Python codec for a declared charset; latin-1 and ascii mean windows-1252, as in browsers."""
-    if not name:
-        return None
-    if name in ("iso-8859-1", "latin1", "latin-1", "us-ascii", "ascii", "iso8859-1"):
-        return "cp1252"
-    try:
-        return codecs.lookup(name).name
-    except LookupError:
-        return None
 
 
 def _json(body: bytes, kind: str, charset: str | None) -> Document:
