@@ -69,3 +69,12 @@ def test_every_link_resolves_as_urljoin_resolves_it(base):
 def test_links_no_browser_follows_are_none():
     for reference in ("javascript:void(0)", " JavaScript:x", "data:text/html,hi", "vbscript:x", "", "   "):
         assert absolute_url("https://shop.example/", reference) is None
+
+
+def test_a_file_on_the_author_s_disk_is_a_link_only_from_a_file():
+    """A web page's ``file:`` link (an author's local copy, linked by mistake) is dead in a browser;
+    a local page read with its own ``file:`` address links to its neighbours."""
+    assert absolute_url("https://shop.example/", "file:///Users/derek/Downloads/guide.html") is None
+    assert absolute_url("https://shop.example/", " FILE:///C:/guide.html") is None
+    assert absolute_url("file:///home/me/site/page.html", "other.html") == "file:///home/me/site/other.html"
+    assert absolute_url("file:///home/me/site/page.html", "file:///etc/guide.html") == "file:///etc/guide.html"

@@ -16,13 +16,17 @@ _NOT_FOLLOWED = ("javascript:", "data:", "vbscript:")
 
 @functools.lru_cache(maxsize=8192)
 def absolute_url(base: str, reference: str) -> str | None:
-    """``reference`` resolved against ``base``; ``None`` for a script or data URL, or no URL at all.
+    """``reference`` resolved against ``base``; ``None`` for a script or data URL, for a file on the
+    author's disk linked from a web page (``file:///Users/…``: browsers refuse to follow it, and
+    Markdown readers to show it as a link), or no URL at all.
 
     Remembered: a page names the same addresses in its menus, its content and its link list,
     and both renderings and ``Document.links`` resolve each (``urljoin`` was 8 % of extraction).
     """
     reference = reference.strip()
     if not reference or reference.lower().startswith(_NOT_FOLLOWED):
+        return None
+    if reference[:5].lower() == "file:" and base[:5].lower() != "file:":
         return None
     if reference.startswith(_ABSOLUTE) and _as_written(reference):
         return reference
