@@ -208,18 +208,14 @@ def decode(body: bytes, charset: str | None, *, html: bool) -> str:
     for bom, encoding in _BOMS:
         if body.startswith(bom):
             return body[len(bom) :].decode(encoding, errors="replace")
-    candidates = [(charset, False)]
-    if html:
-        match = _META_CHARSET.search(body[:4096])
-        candidates.append((match.group(1).decode("ascii", "replace") if match else None, True))
-    for candidate, in_the_page in candidates:
-        encoding = webencodings.lookup(candidate) if candidate else None
-        if encoding is None:
-            continue
-        if in_the_page and encoding.name in _META_READS_AS:
+    encoding = webencodings.lookup(charset) if charset else None
+    if encoding is None and html and (match := _META_CHARSET.search(body[:4096])) is not None:
+        encoding = webencodings.lookup(match.group(1).decode("ascii", "replace"))
+        if encoding is not None and encoding.name in _META_READS_AS:
             encoding = webencodings.lookup(_META_READS_AS[encoding.name])
-        if encoding.name == "replacement":
-            return "\ufffd" if body else ""
+    if encoding is not None and encoding.name == "replacement":
+        return "\ufffd" if body else ""
+    if encoding is not None:
         return encoding.codec_info.decode(body, "replace")[0]
     try:
         return body.decode("utf-8")
