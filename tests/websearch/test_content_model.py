@@ -1991,6 +1991,38 @@ def test_a_posters_signature_under_each_post_is_not_the_thread():
     assert "rig: three kettles" not in text
 
 
+def test_the_signature_of_a_type_or_a_member_is_its_declaration():
+    page = (
+        "<main><h1>Class Kettle</h1><div class='type-signature'><span class='modifiers'>public class </span>"
+        "<span class='element-name'>Kettle</span><span class='extends-implements'> extends "
+        "<a href='/Appliance.html'>Appliance</a></span></div>"
+        f"{DOC_PROSE}<section class='detail'><h3>boil</h3><div class='member-signature'><span class='modifiers'>"
+        "public</span> <span class='return-type'>void</span> <span class='element-name'>boil</span>"
+        "(<a href='/Water.html'>Water</a> water)</div><div class='block'>Boils the water it is given, once.</div>"
+        "</section></main>"
+    )
+    text = markdown(page)
+    assert "public class Kettle extends [Appliance]" in text
+    assert "public void boil([Water](https://forum.example/Water.html) water)" in text
+
+
+def test_a_note_whose_links_name_code_in_its_sentences_is_kept():
+    note = (
+        "<div class='docblock'><p>Stops the boil in a <a href='iface.Kettle.html'><code>KettleInterface</code></a>."
+        "</p><p>See also: <a href='method.Kettle.set_boil_point.html'><code>kettle_set_boil_point()</code></a></p>"
+        "</div>"
+    )
+    menu = "<div class='links'><p><a href='/a'>Kettles</a> | <a href='/b'>Teapots</a></p></div>"
+    terms = (
+        "<div class='notice'><p>By posting, you agree to our <a href='/terms'>terms of service</a>, "
+        "<a href='/privacy'>privacy policy</a> and <a href='/cookies'>cookie policy</a></p></div>"
+    )
+    text = markdown(f"<main><h1>Constant KETTLE_STOP</h1>{DOC_PROSE}<h4>Description</h4>{note}{menu}{terms}</main>")
+    assert "Stops the boil in a [`KettleInterface`]" in text
+    assert "Teapots" not in text, "links between bars are a menu, not a sentence"
+    assert "privacy policy" not in text, "a sentence of links to other pages is still a list of them"
+
+
 def reader_comment(number: int) -> str:
     return (
         f"<li class='comment'><cite>reader{number}</cite><p>Comment {number}: mine took two descales before the"
@@ -2301,6 +2333,27 @@ def test_a_menu_folded_in_a_closed_disclosure_goes_and_a_folded_answer_stays():
     assert "Language number 7" not in text
     assert "every three months in soft water" in text
     assert "A library number 5" in text
+
+
+def test_a_declaration_folded_in_a_closed_disclosure_keeps_its_linked_names():
+    methods = "".join(
+        f"    fn <a href='#tymethod.{name}' class='fn'>{name}</a>(&amp;self) -&gt; "
+        f"<a class='primitive' href='/primitive.{kind}.html'>{kind}</a>;\n"
+        for name, kind in [("litres", "u32"), ("watts", "u64"), ("boiled", "bool")]
+    )
+    declaration = (
+        "<pre class='rust item-decl'><code>pub trait Kettle {\n<details class='toggle type-contents-toggle'>"
+        f"<summary class='hideme'><span>Show 3 methods</span></summary>{methods}</details>}}</code></pre>"
+    )
+    loose_menu = (
+        "<details><summary>Jump to</summary>"
+        + "".join(f"<a href='/kettles/{n}'>Kettle model {n}</a> " for n in range(12))
+        + "</details>"
+    )
+    text = markdown(f"<main><h1>Trait Kettle</h1>{declaration}{loose_menu}{DOC_PROSE}</main>")
+    assert "fn litres(&self) -> u32;" in text, "a declaration's names are links among its words, not a menu"
+    assert "fn boiled(&self) -> bool;" in text
+    assert "Kettle model 7" not in text, "links folded loose in a disclosure are still a menu"
 
 
 def test_every_tab_of_an_install_command_is_kept():

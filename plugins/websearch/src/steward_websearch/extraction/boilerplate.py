@@ -351,9 +351,9 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measur
     folded_menus = {
         child
         for details in root.iter("details")
-        if details.get("open") is None
+        if details.get("open") is None and _folds_a_menu(details, measures)
         for child in details
-        if child.tag != "summary" and measures.link_density(child) > MENU_LINK_SHARE
+        if child.tag != "summary"
     }
 
     def hidden_or_banner(child: Element, tag: str) -> bool:
@@ -379,6 +379,19 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measur
 
 
 MENU_LINK_SHARE = 0.5
+
+
+def _folds_a_menu(details: Element, measures: Measures) -> bool:
+    """Whether what a closed ``details`` folds away (all but its ``summary``), read as one, is
+    ``MENU_LINK_SHARE`` links or more. Read as one: rustdoc folds a trait's methods into a
+    ``details`` inside its declaration's ``pre``, each name a link among the types' words; judged
+    child by child, every link is all link and the declaration came out ``fn (&self) -> ;``."""
+    summary = next((child for child in details if child.tag == "summary"), None)
+    chars, links = measures.chars.get(details, 0), measures.link_chars.get(details, 0)
+    if summary is not None:
+        chars -= measures.chars.get(summary, 0)
+        links -= measures.link_chars.get(summary, 0)
+    return chars > 0 and links / chars > MENU_LINK_SHARE
 
 
 def _is_written(element: Element, measures: Measures) -> bool:

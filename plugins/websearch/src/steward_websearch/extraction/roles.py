@@ -105,7 +105,9 @@ def _label_words(label: str) -> frozenset[str]:
     Page builders and CSS modules name blocks with hashes and UUIDs (``elementor-element-a0ad13a``,
     ``sc-14uj3bo-2``); read as words, they spell ``ad`` and ``nav`` at random. A UUID says
     nothing, and a name whose letters and digits alternate says nothing after its first letters
-    (``ad300x250`` is an ``ad``, ``a0ad13a`` is not).
+    (``ad300x250`` is an ``ad``, ``a0ad13a`` is not). The signature of a type or a member
+    (``CODE_ENTITIES``: javadoc's ``type-signature`` and ``member-signature``) is its declaration,
+    not the lines a forum adds under a member's posts.
     """
     words = set()
     for name in _NAME.findall(_UUID.sub(" ", label)):
@@ -113,7 +115,12 @@ def _label_words(label: str) -> frozenset[str]:
         words.update(word.lower() for word in _WORD.findall(name[: made.start() + 1] if made else name))
     for word in list(words):
         words.update(_COMPOUND.findall(word))
+    if "signature" in words and not words.isdisjoint(CODE_ENTITIES):
+        words.remove("signature")
     return frozenset(words)
+
+
+CODE_ENTITIES = frozenset("class constructor field function member method module package type".split())
 
 
 _COMPOUND = re.compile(

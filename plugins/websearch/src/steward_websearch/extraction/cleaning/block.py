@@ -317,9 +317,17 @@ def _wraps_a_signature(element: Element, measures: Measures) -> bool:
 
 
 def _a_written_link(element: Element, measures: Measures) -> bool:
-    """A block whose one link sits in a paragraph: a reference the author wrote, not a list of links."""
+    """A block whose one link sits in a paragraph, or whose links all name code in paragraphs (an
+    ``a`` around a ``code``): references the author wrote, an API reference's "Disables sorting in
+    a `GtkTreeSortable`." and "See also: `set_sort_column_id()`", not a list of links."""
     anchors = list(element.iter("a"))
-    return len(anchors) == 1 and enclosing(anchors[0], "p", measures, within=element) is not None
+    if len(anchors) == 1:
+        return enclosing(anchors[0], "p", measures, within=element) is not None
+    named = [anchor for anchor in anchors if measures.chars.get(anchor, 0)]
+    return bool(named) and all(
+        next(anchor.iter("code"), None) is not None and enclosing(anchor, "p", measures, within=element) is not None
+        for anchor in named
+    )
 
 
 def _annotated(items: Element, measures: Measures) -> bool:
