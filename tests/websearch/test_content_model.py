@@ -787,6 +787,24 @@ def test_a_cookie_prompt_is_never_the_content_however_long_its_vendor_list():
     assert "Partner 3" in markdown(policy), "a page about cookies keeps what it says"
 
 
+def test_a_copyright_notice_is_never_the_content_however_short_the_page_under_it():
+    notice = (
+        "<table><tr><td></td><td><div class='copyright-footer'>Copyright © 2007 Ada Kettleworth<p>Distributed"
+        " under the Kettle Software License, Version 1.0. (See accompanying file LICENSE_1_0.txt or copy at"
+        " <a href='https://kettle.example/LICENSE'>https://kettle.example/LICENSE</a>)</p></div></td></tr></table>"
+    )
+    constant = (
+        "<div class='refentry'><div class='refnamediv'><h2>Global boil_point</h2><p>kettle::boil_point</p></div>"
+        "<h2>Synopsis</h2><div class='refsynopsisdiv'><pre class='synopsis'>// In header: &lt;kettle/boil.hpp&gt;"
+        "\n\nconst unsigned boil_point;</pre></div></div>"
+    )
+    text = markdown(f"<table><tr><td><a href='/'>Home</a></td></tr></table><hr>{constant}{notice}<hr>")
+    assert "const unsigned boil_point;" in text
+    assert "Kettle Software License" not in text
+    page = "<div class='copyright-content'><h1>Copyright</h1><p>Every photograph and recipe here is ours.</p></div>"
+    assert "Every photograph and recipe here is ours." in markdown(page), "a page about copyright keeps it"
+
+
 STORY_BODY = "<div class='story-body'>{}</div>".format(
     "".join(
         f"<p>Part {n}: the council weighed the cost of the Sunday hours, the staff they need, and what"

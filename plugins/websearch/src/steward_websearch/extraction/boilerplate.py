@@ -20,10 +20,10 @@ from steward_websearch.extraction.blocks import (
     worthy_paragraph,
 )
 from steward_websearch.extraction.roles import (
-    CONSENT,
     ELSEWHERE,
     LAYOUT,
     MAYBE,
+    NOTICES,
     SIGNATURES,
     TALK,
     UNLIKELY,
@@ -71,8 +71,9 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
     ``code-header`` over each function) is not named for the layout at all, and what a heading holds
     is its text, never looked at by name (a job card's ``listing__header__title__text``). A block
     that holds most of the page's prose is the story whatever its name (``_is_the_story``); the
-    cookie prompt (``CONSENT``) never is, however long its vendor list, unless it holds the page's
-    title or says content (a cookie policy). Forms are kept (ASP.NET pages put everything inside
+    cookie prompt and the copyright notice (``NOTICES``) never are, however long the vendor list or
+    short the page, unless they hold the page's title or say content (a cookie policy, a copyright
+    page's ``copyright-content``). Forms are kept (ASP.NET pages put everything inside
     one); their controls are not. ``article`` is whether the page declares itself one: then a block
     named for other pages' content (``ELSEWHERE``: related, recommended) goes however much it holds
     (a news site's carousel of other stories can be longer than the story), and so do readers'
@@ -100,7 +101,7 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
                 named = words & UNLIKELY
                 if child.tag in HEADINGS and words & SIGNATURES:
                     named -= LAYOUT
-                if named & CONSENT and not words & MAYBE and not holds(child, TITLES):
+                if named & NOTICES and not words & MAYBE and not holds(child, TITLES):
                     suspects.append((child, named))
                     continue
                 if (
@@ -135,7 +136,7 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
         (
             child
             for child, named in suspects
-            if named & CONSENT
+            if named & NOTICES
             or (article and named & ELSEWHERE)
             or (replies_beside_a_story and named & TALK)
             or family_chars[named] < total * FAMILY_SHARE

@@ -24,9 +24,10 @@ UNLIKELY = frozenset(
 )
 ELSEWHERE = frozenset("related recommend recommended outbrain taboola".split())
 """Boilerplate words that name other pages' content: never an article, however much of the page they hold."""
-CONSENT = frozenset("consent cookie cookies dsgvo gdpr".split())
-"""Boilerplate words that name the cookie prompt: never content, however much of the page its
-settings and vendor lists hold."""
+NOTICES = frozenset("consent cookie cookies copyright dsgvo gdpr".split())
+"""Boilerplate words that name the cookie prompt or the copyright notice: never content, however
+much of the page its settings and vendor lists hold, or however short the page under the notice
+(a reference's page for one constant says less than its licence)."""
 TALK = frozenset("comment comments disqus".split())
 """Boilerplate words that name readers' replies: beside an article's own prose, never the article."""
 LAYOUT = frozenset("header masthead banner popup menu".split())
