@@ -184,3 +184,14 @@ def test_every_pass_has_its_case_and_every_pass_has_a_docstring():
     assert [case.cleaning_pass for case in CASES] == list(cleaning.PASSES)
     for cleaning_pass in cleaning.PASSES:
         assert cleaning_pass.__doc__, cleaning_pass.__name__
+
+
+def test_a_menu_that_is_all_the_content_says_is_its_index_and_stays():
+    contents = "<ul>" + "".join(
+        f"<li><a href='/guide/{n}'>Part {n}: descaling</a><ul><li><a href='/guide/{n}#acid'>Acids, part {n}</a></li>"
+        f"<li><a href='/guide/{n}#rinse'>Rinsing, part {n}</a></li></ul></li>"
+        for n in range(8)
+    )
+    content = content_of(f"<h1>Contents</h1>{contents}</ul><p>Start anywhere.</p>")
+    cleaning.drop_menus(content, article=False)
+    assert "Rinsing, part 7" in text(content), "a contents page is its table of contents"

@@ -1492,6 +1492,32 @@ def test_a_menu_of_links_nested_in_links_goes_from_a_page_read_by_its_sections()
     assert "Read before the first visit, 2 pages" in text, "nested lists that say something are the text's"
 
 
+def test_a_chapter_that_is_its_table_of_contents_keeps_it_and_a_story_does_not():
+    sections = "".join(
+        f"<dt><span class='sect1'><a href='indexes-{n}.html'>11.{n}. Index kind number {n}</a></span></dt>"
+        for n in range(1, 13)
+    )
+    chapter = (
+        "<div class='chapter'><h2>Chapter 11. Indexes</h2><div class='toc'><p><strong>Table of Contents</strong></p>"
+        f"<dl class='toc'>{sections}</dl></div><p>Indexes are a common way to enhance database performance. An"
+        " index lets the server find and retrieve rows much faster than it could without one, but indexes add"
+        " overhead to the database system as a whole, so they should be used sensibly.</p></div>"
+    )
+    versions = (
+        "<div class='row'><p>Supported versions: "
+        + " / ".join(f"<a href='/docs/{n}/'>{n}</a>" for n in range(10, 19))
+        + "</p><p>Unsupported versions: "
+        + " / ".join(f"<a href='/docs/{n}.0/'>{n}.0</a>" for n in range(1, 10))
+        + "</p></div>"
+    )
+    text = markdown(f"<div id='docContent'>{versions}{chapter}</div>", ARTICLE_TYPE)
+    assert "11.12. Index kind number 12" in text, "the chapter says what it holds, and little else"
+    assert "a common way to enhance database performance" in text
+    story = chapter.replace("used sensibly.", f"used sensibly. {KETTLE_PROSE * 3}")
+    text = markdown(f"<div id='docContent'>{versions}{story}</div>", ARTICLE_TYPE)
+    assert "Index kind number 12" not in text, "beside a story, a list of links is a rail"
+
+
 def test_the_declared_body_is_the_content_however_much_else_the_page_says():
     story = f"<div itemprop='articleBody'>{KETTLE_PROSE * 2}</div>"
     readers = "<ul>" + "".join(f"<li>Letter {n}: mine hums, hisses and clicks off.</li>" for n in range(40)) + "</ul>"

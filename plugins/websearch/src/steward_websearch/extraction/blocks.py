@@ -92,6 +92,16 @@ def is_prose(element: Element, measures: Measures) -> bool:
 
 
 PROSE_CHARS = 280
+
+
+def is_an_index(said: int, listed: int) -> bool:
+    """Whether content that says ``said`` characters beside the lists of links about to go, and
+    ``listed`` in them, is an index: a chapter's or a manual's table of contents, what the page is
+    for. It says less than ``INDEX_CHARS`` besides (a title, an introduction), and less than its lists."""
+    return said < INDEX_CHARS and listed > said
+
+
+INDEX_CHARS = 600
 PROSE_SHARE = 0.5
 """Main content this much of which is paragraphs reads as an article, whatever the page declares."""
 

@@ -15,6 +15,7 @@ from steward_websearch.extraction.blocks import (
     TITLES,
     Kind,
     holds_the_page,
+    is_an_index,
     is_dated,
     is_glossary,
     is_prose,
@@ -47,8 +48,8 @@ def clean(content: Element, *, article: bool) -> None:
     ``media`` or ``tags`` name sections of the content, not furniture; the entries of a listing
     stay whole (``_listed``), and so do a record's date and author (``_a_records_date``,
     ``_a_records_author``). Content that reads as an article without declaring itself one loses
-    its captions too (``drop_unmarked_captions``, at most ``CAPTIONS_SHARE`` of it). Lines of code
-    are never looked at.
+    its captions too (``drop_unmarked_captions``, at most ``CAPTIONS_SHARE`` of it). Content that
+    is its lists of links keeps them (``_unless_an_index``). Lines of code are never looked at.
     """
     measures = Measures(content)
     total = measures.chars.get(content, 0)
@@ -70,6 +71,7 @@ def clean(content: Element, *, article: bool) -> None:
             announcement = _announcement(element, measures) if element.tag in LISTS else None
             if announcement is not None and _points_elsewhere(announcement, measures):
                 boilerplate.append(announcement)
+    boilerplate = _unless_an_index(content, boilerplate, measures, total)
     remove_each(boilerplate, measures)
     measures.forget_siblings()
     remove_each(
@@ -87,6 +89,26 @@ def clean(content: Element, *, article: bool) -> None:
 
 
 CLEANED = ("div", "section", "ul", "ol", "table", "figure", "header", "dl")
+
+
+def _unless_an_index(content: Element, boilerplate: list[Element], measures: Measures, total: int) -> list[Element]:
+    """``boilerplate`` without its lists of links (``INDEX_LISTS``, none named like boilerplate)
+    when they are what the content says (``is_an_index``): a chapter's table of contents over its
+    short introduction (PostgreSQL's manual), where the same list beside a story is a rail."""
+    going = set(boilerplate)
+    outermost = [block for block in boilerplate if not any(node in going for node in ancestors(block, measures))]
+    gone = sum(measures.chars.get(block, 0) for block in outermost)
+    if not is_an_index(total - gone, gone):
+        return boilerplate
+    spared = {block for block in outermost if holds(block, INDEX_LISTS) and class_weight(block) >= 0}
+    return [
+        block
+        for block in boilerplate
+        if block not in spared and not any(node in spared for node in ancestors(block, measures))
+    ]
+
+
+INDEX_LISTS = frozenset({"ul", "ol", "dl"})
 
 
 CAPTIONS_SHARE = 0.1

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from xml.etree.ElementTree import Element
 
+from steward_websearch.extraction.blocks import is_an_index
 from steward_websearch.extraction.roles import class_words
 from steward_websearch.extraction.tree import (
     Measures,
@@ -27,16 +28,26 @@ def drop_menus(content: Element, *, article: bool, measures: Measures | None = N
     Navigation not marked as such (a hero's "choose a service" dropdown, a mega menu in plain
     ``ul``) sits in the content of pages read whole, by their sections, where ``clean`` does not
     look. A list nested in a list, both links (``NESTED_MENU_LINK_SHARE`` of the outer list's
-    text), is a map of the site; a reading list nests what it says about each link, and stays.
+    text), is a map of the site; a reading list nests what it says about each link, and stays. So
+    do the menus of a page that is no article when they are what it says (``is_an_index``): a
+    manual's contents page is its nested table of contents (a news site's mega menu above a short
+    story is still a menu).
     """
     if not any(_nests_a_list(items) for tag in LISTS for items in content.iter(tag)):
         return
     measures = measures or Measures(content)
-
-    def menu(child: Element, tag: str) -> bool:
-        return tag in LISTS and measures.link_density(child) >= NESTED_MENU_LINK_SHARE and _nests_a_list(child)
-
-    measures.recount(drop_where(content, menu))
+    menus = [
+        items
+        for tag in LISTS
+        for items in content.iter(tag)
+        if measures.link_density(items) >= NESTED_MENU_LINK_SHARE and _nests_a_list(items)
+    ]
+    going = set(menus)
+    outermost = [items for items in menus if not any(node in going for node in ancestors(items, measures))]
+    listed = sum(measures.chars.get(items, 0) for items in outermost)
+    if not article and is_an_index(measures.chars.get(content, 0) - listed, listed):
+        return
+    measures.recount(remove_each(outermost, measures))
 
 
 def _nests_a_list(items: Element) -> bool:
