@@ -955,6 +955,21 @@ def test_a_heading_whose_id_spells_its_own_text_is_not_named_by_it():
         assert f"How to use social shopping, part {n}" in text
 
 
+def test_a_heading_whose_id_spells_its_own_text_is_a_section_title_whatever_its_class_says():
+    sections = "".join(
+        f"<h2 class='anchor anchorTargetStickyNavbar_Vzrq' id='descaling-step-{n}'>Descaling step {n}"
+        f"<a href='#descaling-step-{n}' class='hash-link' aria-label='Direct link to Descaling step {n}'>\u200b</a>"
+        f"</h2><p>Step {n}: pour the citric acid in, boil, wait an hour and rinse twice before the next tea.</p>"
+        for n in range(4)
+    )
+    menu = "<h2 class='navbar-title' id='site-sections'>Our shop</h2>"
+    page = f"<main><div class='theme-doc-markdown markdown'><h1>Descaling</h1>{menu}{sections}</div></main>"
+    text = markdown(page)
+    for n in range(4):
+        assert f"## Descaling step {n}" in text, "Docusaurus styles its headings for the sticky navbar above them"
+    assert "Our shop" not in text, "a heading named navbar and anchored elsewhere is the navbar's"
+
+
 def test_a_page_whose_biggest_block_is_a_table_or_a_carousel_keeps_what_it_says_around_it():
     rows = "".join(
         f"<tr><td>Lecture {n}</td><td>Sep {n}</td><td>Spectral methods, tensor decompositions and the"

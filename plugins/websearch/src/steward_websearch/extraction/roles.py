@@ -54,14 +54,16 @@ def class_words(element: Element) -> frozenset[str]:
 
     An id that spells the element's own heading is the heading's anchor, the subject of the
     section and not its role: Sphinx and most documentation generators give the section on
-    ``prefetch_related()`` the id ``s-prefetch-related``, which is no related-links rail.
+    ``prefetch_related()`` the id ``s-prefetch-related``, which is no related-links rail. A heading
+    so anchored is a section's title whatever its class says: Docusaurus styles every one
+    ``anchorTargetStickyNavbar_Vzrq`` (room for the sticky navbar above it), which is no navbar.
     """
     classes, identifier = element.get("class"), element.get("id")
     if not classes and not identifier:
         return NO_WORDS
     words = _label_words(f"{classes or ''} {identifier or ''}")
     if identifier and words & ROLE_WORDS and _anchors_its_heading(element, identifier):
-        return _label_words(classes) if classes else NO_WORDS
+        return _label_words(classes) if classes and element.tag not in HEADINGS else NO_WORDS
     return words
 
 
