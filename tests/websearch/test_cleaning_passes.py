@@ -195,3 +195,14 @@ def test_a_menu_that_is_all_the_content_says_is_its_index_and_stays():
     content = content_of(f"<h1>Contents</h1>{contents}</ul><p>Start anywhere.</p>")
     cleaning.drop_menus(content, article=False)
     assert "Rinsing, part 7" in text(content), "a contents page is its table of contents"
+
+
+def test_a_permalink_beside_its_heading_goes_and_a_link_to_another_heading_stays():
+    content = content_of(
+        "<div><h2 id='steps'>Steps</h2><a class='sl-anchor-link' href='#steps'><span class='sr-only'>Section titled"
+        " “Steps”</span></a></div><p>See <a class='anchor' href='#rinsing'>Rinsing</a> first.</p>"
+        "<div><h2 id='rinsing'>Rinsing</h2></div>"
+    )
+    cleaning.drop_permalinks(content, article=False)
+    assert "Section titled" not in text(content)
+    assert "See Rinsing first." in text(content), "a link to a heading elsewhere is a reference"

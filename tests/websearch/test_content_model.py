@@ -970,6 +970,29 @@ def test_a_heading_whose_id_spells_its_own_text_is_a_section_title_whatever_its_
     assert "Our shop" not in text, "a heading named navbar and anchored elsewhere is the navbar's"
 
 
+def test_a_headings_permalink_beside_it_and_a_callout_in_an_aside_are_read_as_the_docs_mean_them():
+    def section(n: int) -> str:
+        return (
+            f"<div class='sl-heading-wrapper level-h2'><h2 id='step-{n}'>Step {n}</h2><a class='sl-anchor-link'"
+            f" href='#step-{n}'><span aria-hidden='true' class='sl-anchor-icon'><svg></svg></span><span"
+            f" class='sr-only'>Section titled “Step {n}”</span></a></div><p>Step {n}: pour the citric acid in, boil,"
+            " wait an hour and rinse twice before the next tea.</p>"
+        )
+
+    tip = (
+        "<aside aria-label='Tip' class='starlight-aside starlight-aside--tip'><p class='starlight-aside__title'>"
+        "Tip</p><div class='starlight-aside__content'><p>Never descale a warm kettle: the acid foams.</p></div></aside>"
+    )
+    rail = "<aside class='newsletter'><p>Sign up for our newsletter and get a discount on descaler.</p></aside>"
+    text = markdown(
+        f"<main><div class='sl-markdown-content'><h1>Descaling</h1>{tip}{rail}{section(1)}{section(2)}</div></main>"
+    )
+    assert "## Step 2" in text, "a heading and its anchor link are no link list"
+    assert "Section titled" not in text, "the anchor link is the heading's permalink"
+    assert "Never descale a warm kettle" in text, "a tip set in an aside is the text's"
+    assert "newsletter" not in text
+
+
 def test_a_page_whose_biggest_block_is_a_table_or_a_carousel_keeps_what_it_says_around_it():
     rows = "".join(
         f"<tr><td>Lecture {n}</td><td>Sep {n}</td><td>Spectral methods, tensor decompositions and the"

@@ -28,6 +28,7 @@ from steward_websearch.extraction.roles import (
     TALK,
     UNLIKELY,
     class_words,
+    is_callout,
     is_furniture,
     is_hidden,
 )
@@ -334,6 +335,7 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measur
             and (tag in FURNITURE or is_furniture(child))
             and child not in around_main
             and child not in listings
+            and not (tag == "aside" and is_callout(child))
         )
 
     def unwanted(child: Element, tag: str) -> bool:

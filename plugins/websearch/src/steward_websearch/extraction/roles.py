@@ -137,6 +137,18 @@ marks a CMS's body paragraphs); ``nav`` only before a word for a piece of naviga
 whatever follows it (``navy``, ``navigator``)."""
 
 
+def is_callout(element: Element) -> bool:
+    """Whether ``element`` is a documentation page's callout, named for the kind of remark it is
+    (``CALLOUTS``) or given the ``note`` role: Starlight sets its tips and cautions in ``aside``,
+    which is otherwise the page's furniture."""
+    return element.get("role") == "note" or not class_words(element).isdisjoint(CALLOUTS)
+
+
+CALLOUTS = frozenset("admonition callout caution danger hint important note tip".split())
+"""Words for a remark set apart from the text. Not ``warning``: forums warn that JavaScript is off
+in an ``aside.blockMessage--warning``."""
+
+
 def is_furniture(element: Element) -> bool:
     """Navigation, banners, dialogs and the like, by the role the page gives them; skip links and
     language switchers."""

@@ -22,6 +22,7 @@ from steward_websearch.extraction.blocks import (
     record_kind,
 )
 from steward_websearch.extraction.boilerplate import FAMILY_SHARE, drop_unmarked_captions
+from steward_websearch.extraction.cleaning.furniture import is_permalink
 from steward_websearch.extraction.roles import NEGATIVE, NO_WORDS, SIGNATURES, class_weight, class_words, is_icon
 from steward_websearch.extraction.tree import (
     Measures,
@@ -265,7 +266,13 @@ def _looks_like_boilerplate(
     if is_glossary(element, measures) or _a_table_of_values(element, measures):
         return False
     linked = LINKED_IN_AN_ARTICLE if article else LINKED
-    if weight < 25 and density > linked and not written_link and not _a_headed_section(element, measures):
+    if (
+        weight < 25
+        and density > linked
+        and not written_link
+        and not _a_headed_section(element, measures)
+        and not _a_heading_and_its_permalinks(element, measures)
+    ):
         return True
     return weight >= 25 and density > 0.5
 
@@ -306,6 +313,13 @@ def _each_picture_headed(element: Element, images: int) -> bool:
     to other pages ("Most read in world news" heads a rail of other stories): cards, not a gallery."""
     headings = [node for node in element.iter() if node.tag in SECTION_HEADINGS]
     return len(headings) >= images and not any(POINTS_ELSEWHERE.search(paragraph_text(node)) for node in headings)
+
+
+def _a_heading_and_its_permalinks(element: Element, measures: Measures) -> bool:
+    """A block holding a heading whose links are all permalinks (``is_permalink``): Starlight
+    wraps each heading with its anchor link, whose words for screen readers outweigh the heading's."""
+    anchors = [anchor for anchor in element.iter("a") if measures.chars.get(anchor, 0)]
+    return bool(anchors) and holds(element, HEADINGS) and all(is_permalink(anchor, measures) for anchor in anchors)
 
 
 def _a_headed_section(element: Element, measures: Measures) -> bool:

@@ -19,7 +19,7 @@ from steward_websearch.extraction.tree import (
     remove_each,
     text_start,
 )
-from steward_websearch.extraction.vocabulary import BLOCKS, CODE, INLINE, LISTS
+from steward_websearch.extraction.vocabulary import BLOCKS, CODE, HEADINGS, INLINE, LISTS
 
 
 def drop_menus(content: Element, *, article: bool, measures: Measures | None = None) -> None:
@@ -403,27 +403,48 @@ def drop_permalinks(content: Element, *, article: bool, measures: Measures | Non
     digit, or a few characters and a class that names it (``PERMALINK_NAMES``). A footnote
     marker (``<a href="#note-1">*</a>``) points elsewhere, and stays.
     """
-    candidates = [
-        link
-        for link in content.iter("a")
-        if (link.get("href") or "").startswith("#") and _says_nothing(link, "".join(link.itertext()).strip())
-    ]
+    candidates = [link for link in content.iter("a") if len(link.get("href") or "") > 1 and link.get("href")[0] == "#"]
     if not candidates:
         return
     measures = measures or Measures(content)
-    permalinks = [link for link in candidates if _links_to_its_holder(link, measures)]
+    permalinks = [link for link in candidates if is_permalink(link, measures)]
     if permalinks:
         measures.recount(remove_each(permalinks, measures))
 
 
+def is_permalink(link: Element, measures: Measures) -> bool:
+    """Whether ``link`` is a permalink (``drop_permalinks``): it points to ``#`` the ``id`` of an
+    element around it and says nothing, or to the heading it sits beside and says no more than
+    that heading's name, with a class that names it (Starlight's ``sl-anchor-link``, whose text
+    for screen readers is "Section titled “Steps”")."""
+    target = (link.get("href") or "")[1:]
+    if not target:
+        return False
+    text = "".join(link.itertext()).strip()
+    if _says_nothing(link, text):
+        holders = itertools.islice(itertools.chain((link,), ancestors(link, measures)), PERMALINK_LEVELS)
+        if any(holder.get("id") == target for holder in holders):
+            return True
+    heading = _heading_beside(link, measures)
+    return (
+        heading is not None
+        and heading.get("id") == target
+        and bool(class_words(link) & PERMALINK_NAMES)
+        and (_says_nothing(link, text) or " ".join(heading.itertext()).strip() in text)
+    )
+
+
+def _heading_beside(link: Element, measures: Measures) -> Element | None:
+    parent = measures.parent.get(link)
+    if parent is None:
+        return None
+    siblings = list(parent)
+    place = siblings.index(link)
+    return next((node for node in siblings[max(place - 1, 0) : place + 2] if node.tag in HEADINGS), None)
+
+
 def _says_nothing(link: Element, text: str) -> bool:
     return not _WORD.search(text) or (len(text) <= PERMALINK_CHARS and bool(class_words(link) & PERMALINK_NAMES))
-
-
-def _links_to_its_holder(link: Element, measures: Measures) -> bool:
-    target = (link.get("href") or "")[1:]
-    holders = itertools.islice(itertools.chain((link,), ancestors(link, measures)), PERMALINK_LEVELS)
-    return bool(target) and any(holder.get("id") == target for holder in holders)
 
 
 PERMALINK_NAMES = frozenset({"headerlink", "permalink", "anchor", "anchorjs"})
