@@ -71,6 +71,18 @@ CASES = [
         kept="What to look for in a quiet kettle",
     ),
     Case(
+        cleaning.drop_tables_of_contents,
+        "<ul><li><a href='#boil'>Boil first</a></li><li><a href='#rinse'>Rinse after</a></li>"
+        "<li><a href='#dry'>Dry at last</a></li></ul><h2 id='boil'>Boil</h2>"
+        + STORY
+        + "<section id='rinse'><h2>Rinse</h2></section><h2 id='dry'>Dry</h2><p>On this page</p><ul>"
+        "<li><a href='#boil'>Boiling</a></li><li><a href='#rinse'>Rinsing</a></li><li><a href='#dry'>Drying</a></li>"
+        "</ul><ul><li><a href='#boil'>Boil</a></li><li><a href='/rinse'>Rinsing guide</a></li>"
+        "<li><a href='#dry'>Dry</a></li></ul>",
+        dropped="Boiling Rinsing Drying",
+        kept="Rinse after",
+    ),
+    Case(
         cleaning.drop_controls,
         "<p>You must log in to answer this question.</p><p>Log in to your console and click Create.</p>" + STORY,
         dropped="You must log in",
@@ -206,3 +218,14 @@ def test_a_permalink_beside_its_heading_goes_and_a_link_to_another_heading_stays
     cleaning.drop_permalinks(content, article=False)
     assert "Section titled" not in text(content)
     assert "See Rinsing first." in text(content), "a link to a heading elsewhere is a reference"
+
+
+def test_a_list_of_links_to_the_pages_sections_and_elsewhere_is_no_table_of_contents():
+    content = content_of(
+        "<h2 id='boil'>Boil</h2>" + STORY + "<h2 id='dry'>Dry</h2><ul><li><a href='#boil'>Boil</a></li>"
+        "<li><a href='/rinse'>Rinsing guide</a></li><li><a href='#dry'>Dry</a></li></ul><ul><li><a href='#fn1'>1</a>"
+        "</li><li><a href='#fn2'>2</a></li><li><a href='#fn3'>3</a></li></ul>"
+    )
+    cleaning.drop_tables_of_contents(content, article=False)
+    assert "Rinsing guide" in text(content)
+    assert "1 2 3" in text(content), "links to footnotes are no table of contents"

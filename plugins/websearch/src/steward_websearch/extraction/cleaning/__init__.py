@@ -26,6 +26,7 @@ from steward_websearch.extraction.cleaning.furniture import (
     drop_permalinks,
     drop_placeholders,
     drop_reading_times,
+    drop_tables_of_contents,
 )
 from steward_websearch.extraction.cleaning.rails import drop_repeated_labels, drop_teasers
 from steward_websearch.extraction.cleaning.threads import drop_posts_furniture
@@ -39,6 +40,7 @@ each pass measuring the content anew."""
 PASSES: tuple[Pass, ...] = (
     drop_posts_furniture,
     drop_menus,
+    drop_tables_of_contents,
     drop_controls,
     drop_permalinks,
     drop_line_numbers,

@@ -50,6 +50,49 @@ def drop_menus(content: Element, *, article: bool, measures: Measures | None = N
     measures.recount(remove_each(outermost, measures))
 
 
+def drop_tables_of_contents(content: Element, *, article: bool, measures: Measures | None = None) -> None:
+    """Drop the table of contents set after the sections it lists: a list of ``TOC_LINKS`` or more
+    links and nothing else (``TOC_LINK_SHARE``), every one to a heading that comes before it
+    (``#`` and the heading's ``id``, or that of the section it opens).
+
+    Documentation themes set it in a column beside the text ("On this page": Docusaurus, Starlight),
+    after the text in the page's order, where a page read whole by its sections keeps it; it
+    repeats the headings the text holds. A contents box above the sections stays: WCXB's truths
+    keep it as often as not (dropping those too changed 6 dev pages, 2 of them for the worse). A
+    list of links to other pages, or to footnotes, is no table of contents.
+    """
+    anchored = _anchored_headings(content)
+    if not anchored:
+        return
+    measures = measures or Measures(content)
+    tables = []
+    for place, element in enumerate(content.iter()):
+        if element.tag not in LISTS or measures.link_density(element) < TOC_LINK_SHARE:
+            continue
+        targets = [(link.get("href") or "") for link in element.iter("a") if measures.chars.get(link, 0)]
+        if len(targets) >= TOC_LINKS and all(
+            target[:1] == "#" and anchored.get(target[1:], place) < place for target in targets
+        ):
+            tables.append(element)
+    if tables:
+        measures.recount(remove_each(tables, measures))
+
+
+def _anchored_headings(content: Element) -> dict[str, int]:
+    """The ids by which the content's headings are reached (a heading's own, or its section's),
+    each with its place in the content's order."""
+    anchored = {}
+    for place, element in enumerate(content.iter()):
+        identifier = element.get("id")
+        if identifier and (element.tag in HEADINGS or any(child.tag in HEADINGS for child in element[:2])):
+            anchored[identifier] = place
+    return anchored
+
+
+TOC_LINKS = 3
+TOC_LINK_SHARE = 0.9
+
+
 def _nests_a_list(items: Element) -> bool:
     return any(inner.tag in LISTS for item in items for inner in item)
 
