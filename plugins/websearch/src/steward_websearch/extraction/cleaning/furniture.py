@@ -468,22 +468,21 @@ def is_permalink(link: Element, measures: Measures) -> bool:
         holders = itertools.islice(itertools.chain((link,), ancestors(link, measures)), PERMALINK_LEVELS)
         if any(holder.get("id") == target for holder in holders):
             return True
-    heading = _heading_beside(link, measures)
+    if class_words(link).isdisjoint(PERMALINK_NAMES):
+        return False
+    heading = next(
+        (
+            node
+            for node in (measures.previous(link), measures.following(link))
+            if node is not None and node.tag in HEADINGS
+        ),
+        None,
+    )
     return (
         heading is not None
         and heading.get("id") == target
-        and bool(class_words(link) & PERMALINK_NAMES)
         and (_says_nothing(link, text) or " ".join(heading.itertext()).strip() in text)
     )
-
-
-def _heading_beside(link: Element, measures: Measures) -> Element | None:
-    parent = measures.parent.get(link)
-    if parent is None:
-        return None
-    siblings = list(parent)
-    place = siblings.index(link)
-    return next((node for node in siblings[max(place - 1, 0) : place + 2] if node.tag in HEADINGS), None)
 
 
 def _says_nothing(link: Element, text: str) -> bool:
