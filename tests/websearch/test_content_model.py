@@ -2081,11 +2081,14 @@ def test_the_signature_of_a_type_or_a_member_is_its_declaration():
         f"{DOC_PROSE}<section class='detail'><h3>boil</h3><div class='member-signature'><span class='modifiers'>"
         "public</span> <span class='return-type'>void</span> <span class='element-name'>boil</span>"
         "(<a href='/Water.html'>Water</a> water)</div><div class='block'>Boils the water it is given, once.</div>"
-        "</section></main>"
+        "</section><div class='attr function'><span class='name'>pour</span><span class='signature pdoc-code'>"
+        "(<span class='param'>cup: Cup, </span><span class='param'>temperature: int = 80</span>)</span></div>"
+        "<div class='docstring'>Pours one cup.</div></main>"
     )
     text = markdown(page)
     assert "public class Kettle extends [Appliance]" in text
     assert "public void boil([Water](https://forum.example/Water.html) water)" in text
+    assert "pour(cup: Cup, temperature: int = 80)" in text
 
 
 def test_a_note_whose_links_name_code_in_its_sentences_is_kept():

@@ -109,8 +109,8 @@ def _label_words(label: str) -> frozenset[str]:
     ``sc-14uj3bo-2``); read as words, they spell ``ad`` and ``nav`` at random. A UUID says
     nothing, and a name whose letters and digits alternate says nothing after its first letters
     (``ad300x250`` is an ``ad``, ``a0ad13a`` is not). The signature of a type or a member
-    (``CODE_ENTITIES``: javadoc's ``type-signature`` and ``member-signature``) is its declaration,
-    not the lines a forum adds under a member's posts.
+    (``CODE_ENTITIES``: javadoc's ``type-signature`` and ``member-signature``, pdoc's ``signature
+    pdoc-code``) is its declaration, not the lines a forum adds under a member's posts.
     """
     words = set()
     for name in _NAME.findall(_UUID.sub(" ", label)):
@@ -123,7 +123,7 @@ def _label_words(label: str) -> frozenset[str]:
     return frozenset(words)
 
 
-CODE_ENTITIES = frozenset("class constructor field function member method module package type".split())
+CODE_ENTITIES = frozenset("class code constructor field function member method module package type".split())
 
 
 _COMPOUND = re.compile(
