@@ -204,9 +204,13 @@ def test_a_menu_that_is_all_the_content_says_is_its_index_and_stays():
         f"<li><a href='/guide/{n}#rinse'>Rinsing, part {n}</a></li></ul></li>"
         for n in range(8)
     )
-    content = content_of(f"<h1>Contents</h1>{contents}</ul><p>Start anywhere.</p>")
+    page = f"<h1>Contents</h1>{contents}</ul><p>Start anywhere.</p>"
+    content = content_of(page)
     cleaning.drop_menus(content, article=False)
     assert "Rinsing, part 7" in text(content), "a contents page is its table of contents"
+    story = content_of(page)
+    cleaning.drop_menus(story, article=True)
+    assert "Rinsing, part 7" not in text(story), "over a short story, a news site's mega menu is still a menu"
 
 
 def test_a_permalink_beside_its_heading_goes_and_a_link_to_another_heading_stays():
