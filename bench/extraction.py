@@ -492,6 +492,13 @@ def slow_pages() -> dict[str, str]:
         "20,000 announced link lists": prose * 20
         + "".join(f"<p>Pick {n}:</p><ul><li><a href='/p/{n}'>thing {n}</a></li></ul>" for n in range(20000)),
         "5 MB of text": prose * 12000,
+        "a tag of 90,000 spaces": prose + "<hr class='rule'" + " \n" * 45000 + "<p>After the rule.</p>",
+        "20,000 tags never closed": prose + "<b x" * 20000,
+        "20,000 headings with their anchor links": prose
+        + "".join(
+            f"<h2 id='h{n}'>Part {n}</h2><a class='anchor' href='#h{n}'>Section titled Part {n}</a>"
+            for n in range(20000)
+        ),
     }
 
 

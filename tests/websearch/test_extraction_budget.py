@@ -34,6 +34,7 @@ def test_nesting_past_the_cap_is_refused_before_any_parser_runs(monkeypatch):
         ("<br><img src=x><hr>" * 3_000, 0),
         ("<svg>" + '<path d="M0" />' * 9_000 + "</svg>", 1),  # foreign elements do close themselves
         ("</div>" * 9_000 + "<div>" * 9_000, 9_000),  # stray end tags do not hide what follows
+        ("<div>" * 9_000 + "<b x" * 9_000, 9_000),  # a tag never closed by a ">" is no tag
     ],
 )
 def test_the_nesting_estimate_reads_tags_as_the_parser_would(source, depth):
@@ -98,3 +99,11 @@ def test_many_elements_each_just_under_the_attribute_cap_are_refused_together():
 def test_a_script_comparing_lengths_is_not_an_element():
     script = "<script>for (i = 0; i<items.length; i++) {" + " x = x + i;" * 20_000 + "}</script>"
     assert "kept" in "".join(parse.parse_html(f"<html><body>{script}<p>kept</p></body></html>").itertext())
+
+
+def test_attributes_after_long_runs_of_spaces_are_each_counted_once(monkeypatch):
+    monkeypatch.setattr(parse, "MAX_ATTRIBUTES", 3)
+    spaces = " \n" * 3_000
+    tag = f"<p{spaces}a{spaces}b='1'{spaces}c = \"2 3\"{spaces}d/>"
+    with pytest.raises(PageTooComplex, match="about 4 attributes"):
+        parse.parse_html(f"<html><body>{tag}x</p></body></html>")
