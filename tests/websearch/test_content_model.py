@@ -993,6 +993,27 @@ def test_a_headings_permalink_beside_it_and_a_callout_in_an_aside_are_read_as_th
     assert "newsletter" not in text
 
 
+def test_a_blog_indexs_entries_keep_their_titles_and_a_teaser_beside_a_story_does_not():
+    def entry(n: int) -> str:
+        return (
+            f"<article class='entry'><header><h2><a href='/blog/part-{n}'>Descaling notes, part {n}</a></h2>"
+            f"<time>October {n}, 2026</time> · <a href='/authors/brook'>Brook</a></header><div class='markdown'>"
+            f"<p>Part {n} of our notes on descaling: how often, with what, and why the kettle rumbles less"
+            " afterwards, from the first boil to the last rinse.</p></div></article>"
+        )
+
+    text = markdown(f"<main><h1>Blog</h1>{''.join(entry(n) for n in range(1, 5))}</main>", ARTICLE_TYPE)
+    for n in range(1, 5):
+        assert f"Descaling notes, part {n}" in text, "an entry's title heads its excerpt"
+        assert f"Part {n} of our notes" in text
+    teaser = (
+        "<div class='teaser'><div><h3><a href='/other'>Another kettle story</a></h3></div><p>A summary of another"
+        " story that the site would like you to read next, with more words than a label has.</p></div>"
+    )
+    story = f"<main><article><h1>Kettles</h1>{KETTLE_PROSE * 3}{teaser}{KETTLE_PROSE}</article></main>"
+    assert "Another kettle story" not in markdown(story, ARTICLE_TYPE), "one teaser beside a story is no entry"
+
+
 def test_a_page_whose_biggest_block_is_a_table_or_a_carousel_keeps_what_it_says_around_it():
     rows = "".join(
         f"<tr><td>Lecture {n}</td><td>Sep {n}</td><td>Spectral methods, tensor decompositions and the"

@@ -20,6 +20,7 @@ from steward_websearch.extraction.blocks import (
     is_glossary,
     is_prose,
     record_kind,
+    worthy_paragraph,
 )
 from steward_websearch.extraction.boilerplate import FAMILY_SHARE, drop_unmarked_captions
 from steward_websearch.extraction.cleaning.furniture import is_permalink
@@ -272,6 +273,7 @@ def _looks_like_boilerplate(
         and not written_link
         and not _a_headed_section(element, measures)
         and not _a_heading_and_its_permalinks(element, measures)
+        and not _titles_an_entry(element, measures, records)
     ):
         return True
     return weight >= 25 and density > 0.5
@@ -320,6 +322,32 @@ def _a_heading_and_its_permalinks(element: Element, measures: Measures) -> bool:
     wraps each heading with its anchor link, whose words for screen readers outweigh the heading's."""
     anchors = [anchor for anchor in element.iter("a") if measures.chars.get(anchor, 0)]
     return bool(anchors) and holds(element, HEADINGS) and all(is_permalink(anchor, measures) for anchor in anchors)
+
+
+def _titles_an_entry(element: Element, measures: Measures, records: set[Element]) -> bool:
+    """A block whose links are mostly its heading's, a title linking to what it heads, right above
+    the written excerpt it heads, the two all but the whole of a record (``ENTRY_SLACK``): the
+    header of a blog index's entry (the post's title, its date, its author) over the post's
+    opening. A rail's headlines head no excerpt, and the last one, followed by the story's next
+    paragraph, is no entry: their parent is the story; a teaser or two beside a story are no
+    records."""
+    links = measures.link_chars.get(element, 0)
+    if not any(
+        measures.link_chars.get(heading, 0) * 2 >= links for tag in SECTION_HEADINGS for heading in element.iter(tag)
+    ):
+        return False
+    excerpt, entry = measures.following(element), measures.parent.get(element)
+    return (
+        excerpt is not None
+        and entry in records
+        and measures.chars.get(entry, 0)
+        <= measures.chars.get(element, 0) + measures.chars.get(excerpt, 0) + ENTRY_SLACK
+        and any(worthy_paragraph(paragraph, measures) for paragraph in excerpt.iter("p"))
+    )
+
+
+ENTRY_SLACK = 100
+"""What an entry may say beside its header and its excerpt: its tags, "Read more"."""
 
 
 def _a_headed_section(element: Element, measures: Measures) -> bool:
