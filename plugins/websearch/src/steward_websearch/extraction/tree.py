@@ -230,6 +230,17 @@ def is_inside(element: Element, ancestor: Element, measures: Measures) -> bool:
     return any(node is ancestor for node in ancestors(element, measures))
 
 
+def is_inside_any(element: Element, group: set[Element], measures: Measures) -> bool:
+    """Whether one of ``element``'s ancestors is in ``group``."""
+    return any(node in group for node in ancestors(element, measures))
+
+
+def outermost(elements: list[Element], measures: Measures) -> list[Element]:
+    """Those of ``elements`` that are inside none of the others, in their order."""
+    group = set(elements)
+    return [element for element in elements if not is_inside_any(element, group, measures)]
+
+
 def ancestors(element: Element, measures: Measures) -> Iterator[Element]:
     """``element``'s parent, its parent's parent, and so on up to the root."""
     node = measures.parent.get(element)

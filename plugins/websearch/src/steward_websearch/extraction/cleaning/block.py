@@ -27,9 +27,10 @@ from steward_websearch.extraction.cleaning.furniture import is_permalink
 from steward_websearch.extraction.roles import NEGATIVE, NO_WORDS, SIGNATURES, class_weight, class_words, is_icon
 from steward_websearch.extraction.tree import (
     Measures,
-    ancestors,
     enclosing,
     holds,
+    is_inside_any,
+    outermost,
     outside_code,
     paragraph_text,
     remove_each,
@@ -97,17 +98,12 @@ def _unless_an_index(content: Element, boilerplate: list[Element], measures: Mea
     """``boilerplate`` without its lists of links (``INDEX_LISTS``, none named like boilerplate)
     when they are what the content says (``is_an_index``): a chapter's table of contents over its
     short introduction (PostgreSQL's manual), where the same list beside a story is a rail."""
-    going = set(boilerplate)
-    outermost = [block for block in boilerplate if not any(node in going for node in ancestors(block, measures))]
-    gone = sum(measures.chars.get(block, 0) for block in outermost)
+    going = outermost(boilerplate, measures)
+    gone = sum(measures.chars.get(block, 0) for block in going)
     if not is_an_index(total - gone, gone):
         return boilerplate
-    spared = {block for block in outermost if holds(block, INDEX_LISTS) and class_weight(block) >= 0}
-    return [
-        block
-        for block in boilerplate
-        if block not in spared and not any(node in spared for node in ancestors(block, measures))
-    ]
+    spared = {block for block in going if holds(block, INDEX_LISTS) and class_weight(block) >= 0}
+    return [block for block in boilerplate if block not in spared and not is_inside_any(block, spared, measures)]
 
 
 INDEX_LISTS = frozenset({"ul", "ol", "dl"})
@@ -195,7 +191,7 @@ def _a_records_author(element: Element, records: set[Element], measures: Measure
 
 
 def _in_a_record(element: Element, records: set[Element], measures: Measures) -> bool:
-    return bool(records) and any(node in records for node in ancestors(element, measures))
+    return bool(records) and is_inside_any(element, records, measures)
 
 
 POSTER_CHARS = 200

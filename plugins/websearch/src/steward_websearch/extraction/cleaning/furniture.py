@@ -15,6 +15,7 @@ from steward_websearch.extraction.tree import (
     ancestors,
     drop_where,
     holds,
+    outermost,
     paragraph_text,
     remove_each,
     text_start,
@@ -42,12 +43,11 @@ def drop_menus(content: Element, *, article: bool, measures: Measures | None = N
         for items in content.iter(tag)
         if measures.link_density(items) >= NESTED_MENU_LINK_SHARE and _nests_a_list(items)
     ]
-    going = set(menus)
-    outermost = [items for items in menus if not any(node in going for node in ancestors(items, measures))]
-    listed = sum(measures.chars.get(items, 0) for items in outermost)
+    going = outermost(menus, measures)
+    listed = sum(measures.chars.get(items, 0) for items in going)
     if not article and is_an_index(measures.chars.get(content, 0) - listed, listed):
         return
-    measures.recount(remove_each(outermost, measures))
+    measures.recount(remove_each(going, measures))
 
 
 def drop_tables_of_contents(content: Element, *, article: bool, measures: Measures | None = None) -> None:
@@ -61,32 +61,25 @@ def drop_tables_of_contents(content: Element, *, article: bool, measures: Measur
     keep it as often as not (dropping those too changed 6 dev pages, 2 of them for the worse). A
     list of links to other pages, or to footnotes, is no table of contents.
     """
-    anchored = _anchored_headings(content)
-    if not anchored:
-        return
-    measures = measures or Measures(content)
+    anchored: set[str] = set()
     tables = []
-    for place, element in enumerate(content.iter()):
-        if element.tag not in LISTS or measures.link_density(element) < TOC_LINK_SHARE:
-            continue
-        targets = [(link.get("href") or "") for link in element.iter("a") if measures.chars.get(link, 0)]
-        if len(targets) >= TOC_LINKS and all(
-            target[:1] == "#" and anchored.get(target[1:], place) < place for target in targets
-        ):
-            tables.append(element)
+    for element in content.iter():
+        if element.tag in LISTS and anchored:
+            measures = measures or Measures(content)
+            if measures.link_density(element) >= TOC_LINK_SHARE and _links_only_to(element, anchored, measures):
+                tables.append(element)
+        identifier = element.get("id")
+        if identifier and (element.tag in HEADINGS or any(child.tag in HEADINGS for child in element[:2])):
+            anchored.add(identifier)
     if tables:
         measures.recount(remove_each(tables, measures))
 
 
-def _anchored_headings(content: Element) -> dict[str, int]:
-    """The ids by which the content's headings are reached (a heading's own, or its section's),
-    each with its place in the content's order."""
-    anchored = {}
-    for place, element in enumerate(content.iter()):
-        identifier = element.get("id")
-        if identifier and (element.tag in HEADINGS or any(child.tag in HEADINGS for child in element[:2])):
-            anchored[identifier] = place
-    return anchored
+def _links_only_to(items: Element, anchored: set[str], measures: Measures) -> bool:
+    """Whether ``items`` links ``TOC_LINKS`` times or more, every time to ``#`` one of ``anchored``:
+    the headings met before it, in the content's order (a heading's own id, or its section's)."""
+    targets = [(link.get("href") or "") for link in items.iter("a") if measures.chars.get(link, 0)]
+    return len(targets) >= TOC_LINKS and all(target[:1] == "#" and target[1:] in anchored for target in targets)
 
 
 TOC_LINKS = 3
@@ -446,7 +439,7 @@ def drop_permalinks(content: Element, *, article: bool, measures: Measures | Non
     digit, or a few characters and a class that names it (``PERMALINK_NAMES``). A footnote
     marker (``<a href="#note-1">*</a>``) points elsewhere, and stays.
     """
-    candidates = [link for link in content.iter("a") if len(link.get("href") or "") > 1 and link.get("href")[0] == "#"]
+    candidates = [link for link in content.iter("a") if (link.get("href") or "").startswith("#")]
     if not candidates:
         return
     measures = measures or Measures(content)
