@@ -273,6 +273,35 @@ def test_meta_charset_is_honoured_when_the_header_is_silent():
     assert "Crème brûlée" in extract(page.encode("cp1252"), url="http://x.example/", content_type="text/html").markdown
 
 
+@pytest.mark.parametrize(
+    ("declared", "header", "text"),
+    [
+        ("gb2312", None, "深度学习模型可以回答关于伦敦地铁网络的问题。"),
+        ("windows-1252", None, "Crème brûlée, naïve “quotes” and a café."),
+        ("shift_jis", None, "日本語の文章です。"),
+        (None, "text/html; charset=ISO-8859-1", "Crème brûlée, naïve “quotes” and a café."),
+    ],
+)
+def test_a_body_in_utf8_is_read_as_utf8_whatever_legacy_encoding_it_declares(declared, header, text):
+    """A stale ``<meta charset>`` (or a server's blanket ISO-8859-1) over a UTF-8 page: read as
+    declared, every letter beyond ASCII would be mojibake."""
+    meta = f'<meta charset="{declared}">' if declared else ""
+    page = f"<html><head>{meta}</head><body><article><p>{text} {text} {text}</p></article></body></html>"
+    found = extract(page.encode(), url="http://x.example/", content_type=header or "text/html")
+    assert text in found.markdown
+
+
+@pytest.mark.parametrize(("encoding", "text"), [("gbk", "这是一个中文句子。"), ("cp1252", "Straße, café, “quotes”.")])
+def test_a_legacy_body_that_is_no_utf8_is_read_as_declared(encoding, text):
+    page = f'<html><head><meta charset="{encoding}"></head><body><p>{text} {text} {text}</p></body></html>'
+    assert text in extract(page.encode(encoding), url="http://x.example/", content_type="text/html").markdown
+
+
+def test_utf16_is_never_second_guessed_as_utf8():
+    """UTF-16's ASCII is valid UTF-8 (every other byte a NUL): a header naming UTF-16 is kept."""
+    assert decode("Kettle".encode("utf-16-le"), "utf-16le", html=False) == "Kettle"
+
+
 def test_decode_never_raises():
     assert decode(bytes(range(256)), "utf-8", html=True)
 

@@ -57,6 +57,11 @@ BINARY_SIGNATURES = (
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 _META_READS_AS = {"utf-16le": "utf-8", "utf-16be": "utf-8", "x-user-defined": "windows-1252"}
+_LEGACY = frozenset(
+    name for name in webencodings.LABELS.values() if name not in {"utf-8", "utf-16le", "utf-16be", "replacement"}
+)
+"""The encodings a UTF-8 body can be declared in by mistake: every one but UTF-8 itself, UTF-16
+(whose ASCII text is valid UTF-8 too) and the replacement encoding."""
 """What a ``<meta charset>`` naming these means (HTML's prescan): a page whose tag could be read
 as ASCII is in no UTF-16, and x-user-defined there means windows-1252."""
 
@@ -203,7 +208,8 @@ def decode(body: bytes, charset: str | None, *, html: bool) -> str:
     (``rot13``, ``base64`` and ``idna`` failed the page; ``unicode_escape`` and ``utf-7`` read
     text a browser never shows). A label the standard maps to its replacement encoding (HZ,
     ISO-2022-KR: encodings whose escapes could smuggle markup) reads as one U+FFFD, as there;
-    a ``<meta>`` naming UTF-16 means UTF-8 (``_META_READS_AS``).
+    a ``<meta>`` naming UTF-16 means UTF-8 (``_META_READS_AS``). A body that is valid UTF-8 (and
+    not all ASCII) is read as UTF-8 whatever legacy encoding it declares (``_as_utf8``).
     """
     for bom, encoding in _BOMS:
         if body.startswith(bom):
@@ -216,11 +222,30 @@ def decode(body: bytes, charset: str | None, *, html: bool) -> str:
     if encoding is not None and encoding.name == "replacement":
         return "\ufffd" if body else ""
     if encoding is not None:
+        if encoding.name in _LEGACY and (utf8 := _as_utf8(body)) is not None:
+            return utf8
         return encoding.codec_info.decode(body, "replace")[0]
     try:
         return body.decode("utf-8")
     except UnicodeDecodeError:
         return body.decode("cp1252", errors="replace")
+
+
+def _as_utf8(body: bytes) -> str | None:
+    """``body`` read as UTF-8, when it is valid UTF-8 and not all ASCII; else None.
+
+    Text in a legacy encoding is valid UTF-8 only by accident, and the accident needs every byte
+    above ASCII to fall in UTF-8's few lead-and-continuation patterns: a page that passes is UTF-8
+    whatever it declares. Such pages are common: a template's stale ``<meta charset=gb2312>`` over a
+    site since moved to UTF-8, a page saved or archived as UTF-8 with its old tag kept, a server
+    that labels everything ISO-8859-1. Read as declared, every accented letter is mojibake.
+    """
+    if body.isascii():
+        return None
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _json(body: bytes, kind: str, charset: str | None) -> Document:
