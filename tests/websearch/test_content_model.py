@@ -57,6 +57,27 @@ def test_a_products_description_and_specifications_in_hidden_tabs_are_kept():
     assert "cookies" not in text, "a dialog is furniture, however much it says"
 
 
+def test_hidden_prose_waiting_for_a_click_is_never_the_main_content_of_a_grid_of_products():
+    cards = "".join(
+        f"<div class='card'><a href='/p/{n}'><div class='name'>Laser Projector {n} with 4K and {n}00 lumens</div>"
+        f"<div>Item Number: LP-{n}</div><div>Price: ${n},499.00</div></a></div>"
+        for n in range(1, 13)
+    )
+    policy = (
+        "<div id='pricing-policy' style='display: none'><h3>Manufacturer's Pricing Policy</h3>"
+        "<p>As an authorized dealer, we are bound by agreements with our manufacturers in how we display, price"
+        " and sell certain products, and some items may not be advertised below a certain price, or at all.</p>"
+        "<p>If a competitor shows a lower price, then that competitor is likely not an authorized dealer, and the"
+        " manufacturer may not honour the warranty, or the product was never meant for this market.</p>"
+        "<p>If you have any questions about a product, its price or its warranty, do not hesitate to call us,"
+        " and we will tell you what we can sell it for.</p></div>"
+    )
+    text = markdown(f"{NAV}<div class='grid'>{cards}</div>{policy}")
+    assert "Laser Projector 1 with 4K" in text, "the hidden dialog's prose outscored the grid and was all there was"
+    assert "Laser Projector 12 with 4K" in text
+    assert "Price: $7,499.00" in text
+
+
 def test_a_hidden_menu_is_still_dropped():
     menu = "<div style='display:none'>" + "".join(f"<a href='/c/{n}'>Category number {n}</a> " for n in range(40))
     text = markdown(

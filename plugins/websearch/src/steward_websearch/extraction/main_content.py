@@ -18,6 +18,7 @@ from xml.etree.ElementTree import Element
 from steward_websearch.extraction.blocks import (
     FAMILY_CHARS,
     RECORDS,
+    holds_the_page,
     is_data,
     is_dated,
     is_main,
@@ -27,7 +28,7 @@ from steward_websearch.extraction.blocks import (
     title_words,
     worthy_paragraph,
 )
-from steward_websearch.extraction.roles import PORTRAITS, ROLE_WORDS, class_weight, class_words
+from steward_websearch.extraction.roles import PORTRAITS, ROLE_WORDS, class_weight, class_words, is_hidden
 from steward_websearch.extraction.tree import Measures, ancestors, is_inside, paragraph_text
 from steward_websearch.extraction.vocabulary import HEADINGS, INLINE, PICTURES
 
@@ -99,6 +100,10 @@ def main_content(
 ) -> Element | None:
     """The element (or a new ``div`` of siblings) holding the main content, or ``None`` for the page.
 
+    A candidate the reader never sees without a click (``_out_of_sight``: in a hidden block that
+    holds less than half the page) is chosen only with what holds it; chosen alone, the next best
+    is taken instead.
+
     ``None`` when nothing reads like content, and also when the best candidate holds less than
     ``SECTIONS_SHARE`` of the page's text: product, service, listing and documentation pages are
     sequences of sections, not one block of prose, and a single candidate would keep one section
@@ -145,11 +150,12 @@ def main_content(
         return None
     for candidate in scores:
         scores[candidate] *= 1 - measures.link_density(candidate)
-    top = max((element for element in scores if element.tag not in INLINE), key=scores.__getitem__, default=body)
-    if top is body or scores[top] <= 0:
+    top, declared = _best(body, scores, measures)
+    if top is not None and not declared and _out_of_sight(top, body, measures):
+        in_sight = {element: score for element, score in scores.items() if not _out_of_sight(element, body, measures)}
+        top, declared = _best(body, in_sight, measures)
+    if top is None:
         return None
-    declared = _declared_body(top, measures)
-    top = declared or _widen(_family(top, body, measures), scores, measures)
     if top.tag in TABLE_PARTS and measures.parent.get(top) is not None:
         top = measures.parent[top]
     if measures.chars.get(top, 0) < MIN_CONTENT_CHARS:
@@ -193,6 +199,31 @@ def main_content(
     if lead:
         chosen[:0] = lead
     return chosen
+
+
+def _best(body: Element, scores: dict[Element, float], measures: Measures) -> tuple[Element | None, Element | None]:
+    """The best scored candidate, widened to what it belongs to, and the body the page declares
+    around it if any; ``(None, None)`` when no candidate scores above nothing."""
+    top = max((element for element in scores if element.tag not in INLINE), key=scores.__getitem__, default=body)
+    if top is body or scores[top] <= 0:
+        return None, None
+    declared = _declared_body(top, measures)
+    return declared or _widen(_family(top, body, measures), scores, measures), declared
+
+
+def _out_of_sight(element: Element, body: Element, measures: Measures) -> bool:
+    """Whether the reader sees ``element`` only after a click: it is, or is inside, a hidden block
+    (a tab's panel, an accordion's answer, a dialog's text waiting to be opened) that holds less
+    than half the page. Kept in place by the boilerplate pass, such blocks are read with what
+    holds them; on their own they are no main content: a shop's hidden "Manufacturer's pricing
+    policy", all prose, outscored its grid of products, all links."""
+    total = measures.chars.get(body, 0)
+    node: Element | None = element
+    while node is not None and node is not body:
+        if node.attrib and is_hidden(node) and not holds_the_page(node, measures, total):
+            return True
+        node = measures.parent.get(node)
+    return False
 
 
 def _lead(body: Element, chosen: Element, measures: Measures, title_text: str) -> list[Element]:
