@@ -952,6 +952,29 @@ def test_the_lead_runs_past_a_figure_and_the_authors_photo_but_not_the_authors_b
     assert "Ada Byrne covers" not in text, "the author's bio is no lead"
 
 
+def test_the_lead_runs_past_one_picture_and_its_caption_and_an_avatar_but_stops_at_a_second_picture():
+    lead = (
+        "<div class='summary'><p>Four thousand residents signed the petition; the council listened, and the doors"
+        " stay open from next month.</p><p>The vote was nine to two, after an evening of speeches.</p></div>"
+    )
+    hero = "<div class='badge'><img src='/tested.png' alt='Tested'></div><p>Photo: the town archive</p>"
+    avatar = "<div class='by'><img src='/ada.jpg' width='50' height='50' alt='Ada Byrne'> By Ada Byrne</div>"
+    page = f"<main><article><div class='top'><h1>Library stays open</h1>{hero}{avatar}{lead}</div>{WRAPPED_STORY}</article></main>"
+    text = markdown(page)
+    assert "Four thousand residents signed the petition" in text, "one picture (with its caption) does not end the lead"
+    assert "nine to two" in text
+    assert "Photo: the town archive" not in text, "the paragraph right after the picture is its caption"
+    cards = "".join(
+        f"<div class='card'><img src='/plan{n}.jpg' alt=''><p>Plan {n}: our partner will call you to explain the"
+        " services your business could use.</p></div>"
+        for n in range(3)
+    )
+    text = markdown(
+        f"<main><article><div class='top'><h1>Start a company</h1>{cards}</div>{WRAPPED_STORY}</article></main>"
+    )
+    assert "Plan 2: our partner" not in text, "pictures one after another are cards, not a story's lead"
+
+
 def test_a_heading_linking_to_what_its_section_is_about_stays():
     schools = "".join(
         f"<h2><a href='https://school{n}.example/'>{n}. School {n}</a></h2>"

@@ -235,9 +235,12 @@ def _lead(body: Element, chosen: Element, measures: Measures, title_text: str) -
     ``_is_headline``) stands outside the content, and the block holding both says little else (at
     most ``LEAD_SPAN`` times what the content says: the article, not the page around it), the
     written paragraphs and decks after the title and before the content are taken with it
-    (``_is_lead``; not a dateline, ``DATELINE_CHARS``), up to the first picture: what follows a
-    picture is its caption. Not a picture in a ``figure``, which holds its own caption, nor the
-    author's photo or an icon beside the title (``_is_portrait``).
+    (``_is_lead``; not a dateline, ``DATELINE_CHARS``), up to the second picture: the short
+    paragraph right after a picture is its caption (``CAPTION_CHARS``), and the lead goes on past
+    it (a review's hero shot over its introduction), but pictures one after another are cards
+    whose blurbs are no lead. Not a picture in a ``figure``, which holds its own caption, nor the
+    author's photo or an icon beside the title (``_is_portrait``: by its name, or drawn no larger
+    than ``ICON_PIXELS``).
     """
     if not len(chosen):
         return []
@@ -265,7 +268,8 @@ def _lead(body: Element, chosen: Element, measures: Measures, title_text: str) -
     in_figures = {id(inner) for figure in common.iter("figure") for inner in figure.iter()}
     around_content = set(ancestors(first, measures))
     lead: list[Element] = []
-    after_title = False
+    after_title = caption_due = False
+    pictures = 0
     for element in common.iter():
         if element is first:
             return lead
@@ -274,7 +278,12 @@ def _lead(body: Element, chosen: Element, measures: Measures, title_text: str) -
         elif not after_title or id(element) in in_figures:
             continue
         elif element.tag in PICTURES and not _is_portrait(element, common, measures):
-            return lead
+            pictures += 1
+            if pictures > 1:
+                return lead
+            caption_due = True
+        elif caption_due and element.tag in ("p", "h2") and measures.chars.get(element, 0) <= CAPTION_CHARS:
+            caption_due = False
         elif (
             element.tag in ("p", "h2")
             and id(element) not in taken
@@ -283,10 +292,12 @@ def _lead(body: Element, chosen: Element, measures: Measures, title_text: str) -
             and _is_lead(element, common, measures)
         ):
             lead.append(element)
+            caption_due = False
     return []
 
 
 LEAD_SPAN = 1.5
+CAPTION_CHARS = 250
 DATELINE_CHARS = 80
 """A paragraph this short that gives a date ("UPDATED: Tue., Nov. 19, 2019") is a dateline, no lead."""
 DECK_CHARS = 60
@@ -331,7 +342,16 @@ def _is_lead(paragraph: Element, within: Element, measures: Measures) -> bool:
 def _is_portrait(picture: Element, within: Element, measures: Measures) -> bool:
     """An author's photo, an avatar, an icon (by its name or a block's around it, below ``within``):
     a picture beside the byline, with no caption after it."""
-    return _named_below(picture, within, PORTRAITS, measures)
+    return _drawn_small(picture) or _named_below(picture, within, PORTRAITS, measures)
+
+
+def _drawn_small(picture: Element) -> bool:
+    """Whether a picture is declared no larger than ``ICON_PIXELS`` each way: an avatar, a badge."""
+    sizes = [picture.get("width"), picture.get("height")]
+    return all(size is not None and size.strip().isdigit() and int(size) <= ICON_PIXELS for size in sizes)
+
+
+ICON_PIXELS = 100
 
 
 def _named_below(element: Element, within: Element, words: frozenset[str], measures: Measures) -> bool:
