@@ -1809,6 +1809,33 @@ def test_lists_of_links_each_under_a_heading_of_its_own_are_a_syllabus_but_one_u
     assert "Tutorial 2.1 on kettles" not in markdown(f"{NAV}<main>{intro}<div>{linked}</div></main>")
 
 
+def test_a_technical_documents_see_also_is_its_own_but_beside_a_story_it_is_a_rail():
+    see_also = (
+        "<section><h2 id='see_also'><a href='#see_also'>See also</a></h2><ul>"
+        "<li><a href='/docs/async'>async function</a></li><li><a href='/docs/await'>await</a></li>"
+        "<li><a href='https://promisesaplus.example/'>Promises/A+ specification</a></li></ul></section>"
+    )
+    guide = (
+        "<h1>Using promises</h1>"
+        + "<p>A promise is an object representing the eventual completion or failure of an asynchronous"
+        " operation, and <code>then()</code> returns a new promise, different from the original.</p>"
+        * 3
+        + "<pre><code>doSomething().then((result) => doSomethingElse(result));</code></pre>"
+    )
+    text = markdown(f"{NAV}<main><article>{guide}{see_also}</article></main>", ARTICLE_TYPE)
+    assert "Promises/A+ specification" in text, "a reference's cross-references are the author's"
+    assert "async function" in text
+    wiki = see_also.replace("<section>", "<div>").replace("</section>", "</div>")
+    wiki = wiki.replace("<h2 id='see_also'>", "<div class='mw-heading'><h2 id='see_also'>").replace(
+        "</h2>", "</h2> edit</div>"
+    )
+    text = markdown(f"{NAV}<main><article>{guide}{wiki}</article></main>", ARTICLE_TYPE)
+    assert "Promises/A+ specification" in text, "a heading in a wrapper of its own heads the section all the same"
+    story = "<h1>Library stays open</h1>" + "<p>The council listened, and the doors stay open on Sundays.</p>" * 6
+    text = markdown(f"{NAV}<main><article>{story}{see_also}</article></main>", ARTICLE_TYPE)
+    assert "Promises/A+ specification" not in text, "beside a story, 'See also' heads a rail of other pages"
+
+
 def test_rails_and_teaser_lines_are_recognised_in_the_languages_of_the_web():
     links = (
         "<p><a href='/loud'>The loudest kettles of the year</a></p><p><a href='/lids'>Lids that never rattle</a></p>"

@@ -63,13 +63,16 @@ def clean(content: Element, *, article: bool) -> None:
     alike = siblings_alike(content, measures)
     records = _records(alike)
     listed = _listed(alike, measures, total, at_least=LISTING_ENTRIES if reads_as_article else 0)
+    technical = holds(content, CODE)
     boilerplate: list[Element] = []
     for element in outside_code(content):
         if element.tag not in CLEANED or element is content or measures.parent.get(element) is content:
             continue
         if holds_the_page(element, measures, total) or element in listed:
             continue
-        if _looks_like_boilerplate(element, measures, article=reads_as_article, negative=negative, records=records):
+        if _looks_like_boilerplate(
+            element, measures, article=reads_as_article, negative=negative, records=records, technical=technical
+        ):
             boilerplate.append(element)
             announcement = _announcement(element, measures) if element.tag in LISTS else None
             if announcement is not None and _points_elsewhere(announcement, measures):
@@ -202,7 +205,13 @@ PROFILE = re.compile(r"/authors?/[^/?#]+|" + MEMBER_PROFILE.pattern, re.IGNORECA
 
 
 def _looks_like_boilerplate(
-    element: Element, measures: Measures, *, article: bool, negative: frozenset[str], records: set[Element]
+    element: Element,
+    measures: Measures,
+    *,
+    article: bool,
+    negative: frozenset[str],
+    records: set[Element],
+    technical: bool = False,
 ) -> bool:
     """A block of the chosen content that is furniture: its class says so (in an article), or its
     links outweigh its words (``LINKED_IN_AN_ARTICLE``, ``LINKED``), or it is a gallery, or a scrap.
@@ -216,7 +225,8 @@ def _looks_like_boilerplate(
     "1.7 l", "Steel"), a short sentence (``_a_short_sentence``: "Added in version 3.7.") or a
     record's date.
     A list the text announces with a colon (``_introduced``) or that says something about each
-    link (``_annotated``) is the text's.
+    link (``_annotated``) is the text's, and so is, in a ``technical`` document (one that shows
+    code, in blocks or in its sentences), the list under its "See also" (``_cross_references``).
     """
     weight = class_weight(element, negative)
     if article and weight < 0 and not is_prose(element, measures):
@@ -253,6 +263,8 @@ def _looks_like_boilerplate(
         and not (element.tag in LISTS and not measures.link_chars.get(element, 0) and len(element) >= 2)
     ):
         return True
+    if technical and _cross_references(element, measures):
+        return False
     if element.tag in LISTS and (
         _annotated(element, measures)
         or _introduced(element, measures)
@@ -464,6 +476,43 @@ def _one_of_the_headed_lists(items: Element, measures: Measures) -> bool:
     parent = measures.parent.get(items)
     headed = sum(1 for sibling in parent if sibling.tag in LISTS and _heading_before(sibling, measures) is not None)
     return headed >= HEADED_LISTS
+
+
+def _cross_references(element: Element, measures: Measures) -> bool:
+    """Whether ``element`` is a section headed "See also" (``SEE_ALSO``), or the list that opens
+    one: a manual's or a reference's pointers to the pages it builds on (MDN's, the Arch Wiki's).
+    In a technical document they are the author's; beside a story the same words head a rail, and
+    stay ``POINTS_ELSEWHERE``. The heading may sit in a wrapper of its own that says no more than
+    it (MediaWiki's ``mw-heading`` around the ``h2`` and its edit link)."""
+    if element.tag in LISTS:
+        heading = _as_heading(measures.previous(element), measures)
+    else:
+        blocks = [child for child in element if measures.chars.get(child, 0)]
+        if len(blocks) < 2 or any(block.tag not in LISTS for block in blocks[1:]):
+            return False
+        heading = _as_heading(blocks[0], measures)
+    return heading is not None and bool(SEE_ALSO.fullmatch(paragraph_text(heading)))
+
+
+def _as_heading(block: Element | None, measures: Measures) -> Element | None:
+    """``block`` if it is a heading, or the heading it wraps when it says no more than that."""
+    if block is None or block.tag in HEADINGS:
+        return block
+    heading = next((child for child in block if child.tag in HEADINGS), None)
+    if heading is None or measures.chars.get(block, 0) > measures.chars.get(heading, 0) + HEADING_WRAPPER_SLACK:
+        return None
+    return heading
+
+
+SEE_ALSO = re.compile(
+    r"\W*(?:see also|siehe auch|voir aussi|v[ée]ase también|ver también|vedi anche|veja também|zie ook"
+    r"|zobacz (?:też|także|również))\W*",
+    re.IGNORECASE,
+)
+"""How a section of cross-references is headed, in English, German, French, Spanish, Italian,
+Portuguese, Dutch and Polish."""
+HEADING_WRAPPER_SLACK = 10
+"""What a heading's wrapper may say beside it: an "[edit]" link."""
 
 
 def _heading_before(items: Element, measures: Measures) -> Element | None:
