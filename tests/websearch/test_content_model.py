@@ -2183,6 +2183,45 @@ def test_the_signature_of_a_type_or_a_member_is_its_declaration():
     assert "pour(cup: Cup, temperature: int = 80)" in text
 
 
+def test_typedocs_comments_and_signatures_are_the_reference_not_readers_replies():
+    def member(name: str, signature: str, comment: str) -> str:
+        return (
+            f"<section class='tsd-panel tsd-member'><h3>{name}</h3><ul class='tsd-signatures'>"
+            f"<li class='tsd-signature'><span class='tsd-kind-call-signature'>{name}</span>"
+            f"<span class='tsd-signature-symbol'>(</span>{signature}<span class='tsd-signature-symbol'>)</span>"
+            "<span class='tsd-signature-symbol'>: </span><span class='tsd-signature-type'>number</span></li>"
+            f"<li class='tsd-description'><div class='tsd-comment tsd-typography'><p>{comment}</p></div></li>"
+            "</ul></section>"
+        )
+
+    page = (
+        f"{NAV}<main><div class='tsd-page-title'><h1>Class Kettle</h1></div><section class='tsd-panel tsd-comment'>"
+        "<div class='tsd-comment tsd-typography'><p>A kettle to descale: its volume in litres and the hardness"
+        " of the water it boils.</p></div></section>"
+        + member("dose", "acid", "The grams of acid this kettle needs, rounded up to the next whole gram.")
+        + member("boil", "litres", "Boils the water and says how long it took, in seconds.")
+        + "</main>"
+    )
+    text = markdown(page)
+    assert "A kettle to descale" in text, "the class's description under its title"
+    assert "rounded up to the next whole gram" in text, "a member's description under its signature"
+    assert "dose(acid): number" in text, "a signature holding parts named for code is a declaration"
+    replies = "".join(
+        f"<div class='comment'><p>Reply {n}: I tried the snippet above and it worked on my kettle too.</p></div>"
+        for n in range(2)
+    )
+    attributed = (
+        "<div class='comment'><span class='comment-author'>ada</span><p>Thanks, the code above saved my"
+        " morning tea and my kettle.</p></div>"
+    )
+    story = f"<h1>Descaling from a script</h1>{DOC_PROSE * 3}<pre><code>descale --volume 1.7</code></pre>"
+    text = markdown(f"<main><article>{story}{attributed}{replies}</article></main>", ARTICLE_TYPE)
+    assert "saved my morning tea" not in text, "a comment that names its author is a reader's"
+    assert "Reply 1:" not in text
+    add = "<div class='comments'><a href='#'>Add a comment</a></div>"
+    assert "Add a comment" not in markdown(f"<main><article>{story}{add}</article></main>", ARTICLE_TYPE)
+
+
 def test_a_note_whose_links_name_code_in_its_sentences_is_kept():
     note = (
         "<div class='docblock'><p>Stops the boil in a <a href='iface.Kettle.html'><code>KettleInterface</code></a>."

@@ -20,9 +20,11 @@ from steward_websearch.extraction.blocks import (
     worthy_paragraph,
 )
 from steward_websearch.extraction.roles import (
+    CODE_ENTITIES,
     ELSEWHERE,
     LAYOUT,
     MAYBE,
+    NO_WORDS,
     NOTICES,
     SIGNATURES,
     TALK,
@@ -93,15 +95,23 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
         drop_unmarked_captions(root, measures)
     total, prose = measures.chars.get(root, 0), measures.prose_chars.get(root, 0)
     suspects: list[tuple[Element, frozenset[str]]] = []
+    declared: set[Element] = set()
     stack = [root]
     while stack:
         parent = stack.pop()
         for child in parent:
+            if parent in declared:
+                declared.add(child)
             if child.tag not in KEPT_WHATEVER_THE_NAME:
                 words = class_words(child)
                 named = words & UNLIKELY
                 if child.tag in HEADINGS and words & SIGNATURES:
                     named -= LAYOUT
+                if named and named <= TALK and _comments_on_code(child, measures):
+                    named = NO_WORDS
+                if "signature" in named and (child in declared or _holds_code_parts(child)):
+                    named -= SIGNED
+                    declared.add(child)
                 if named & NOTICES and not words & MAYBE and not holds(child, TITLES):
                     suspects.append((child, named))
                     continue
@@ -149,6 +159,76 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
 
 
 FAMILY_SHARE = 0.4
+
+
+def _comments_on_code(comment: Element, measures: Measures) -> bool:
+    """Whether a block named ``comment`` is a documentation comment, not a reader's: it follows a
+    declaration (a block named for the code it declares, ``SIGNATURES`` or ``CODE_ENTITIES``, or
+    holding parts so named, as TypeDoc's ``tsd-signature`` holds its ``tsd-signature-type``; or a
+    code block), or the page's title, the first thing under it or the block it opens; it is
+    written (a paragraph, less than half of it links: not Stack Exchange's "Add a comment" under
+    an answer's code); and it names no one who wrote it (``_attributed``). TypeDoc calls every
+    description ``tsd-comment``. A reader's comment has an author, a date, an avatar, a reply
+    link, or a form to post one."""
+    node, levels = comment, 0
+    while levels <= COMMENT_LEVELS:
+        before = measures.previous(node)
+        while before is not None and not measures.chars.get(before, 0):
+            before = measures.previous(before)
+        if before is not None:
+            return (
+                _declares(before)
+                and next(comment.iter("p"), None) is not None
+                and measures.link_density(comment) < MENU_LINK_SHARE
+                and not _attributed(comment)
+            )
+        parent = measures.parent.get(node)
+        if parent is None:
+            return False
+        node, levels = parent, levels + 1
+    return False
+
+
+COMMENT_LEVELS = 1
+"""How many wrappers a comment may open before what it follows: TypeDoc sets a method's comment
+first in the ``li`` that follows its signature's ``li``."""
+
+
+def _declares(block: Element) -> bool:
+    """A declaration (its name says so, or its parts' names), a code block, or the page's title."""
+    return (
+        block.tag == "pre"
+        or bool(class_words(block) & DECLARATIONS)
+        or _holds_code_parts(block)
+        or next(block.iter("h1"), None) is not None
+    )
+
+
+DECLARATIONS = SIGNATURES | CODE_ENTITIES
+
+
+def _holds_code_parts(block: Element) -> bool:
+    """Whether ``block`` holds parts named for what they are in code (``DECLARATION_PARTS``):
+    ``signature`` is a forum's word for the lines under a member's posts, and a reference's for a
+    declaration, TypeDoc's ``tsd-signature`` around its ``tsd-signature-type``. Code alone says
+    nothing: a plugin author's forum signature shows an ``inline-code`` command."""
+    return any(class_words(node) & DECLARATION_PARTS for node in block.iter() if node is not block)
+
+
+DECLARATION_PARTS = CODE_ENTITIES - {"code"}
+
+
+SIGNED = frozenset({"signature"})
+
+
+def _attributed(comment: Element) -> bool:
+    """Whether ``comment`` says who wrote it or lets a reader answer: a date, a picture, a form, or
+    a block named for its author (``COMMENTERS``)."""
+    return holds(comment, ATTRIBUTIONS) or any(class_words(node) & COMMENTERS for node in comment.iter())
+
+
+ATTRIBUTIONS = frozenset({"time", "img", "form", "input", "textarea", "cite"})
+COMMENTERS = frozenset("author avatar byline date meta reply respond user username vcard".split())
 
 
 def _heads_a_section(element: Element, measures: Measures) -> bool:

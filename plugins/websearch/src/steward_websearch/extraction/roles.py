@@ -123,7 +123,9 @@ def _label_words(label: str) -> frozenset[str]:
     return frozenset(words)
 
 
-CODE_ENTITIES = frozenset("class code constructor field function member method module package type".split())
+CODE_ENTITIES = frozenset(
+    "class code constructor field function member method module package parameter symbol type".split()
+)
 
 
 _COMPOUND = re.compile(
