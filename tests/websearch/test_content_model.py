@@ -2206,6 +2206,17 @@ def test_typedocs_comments_and_signatures_are_the_reference_not_readers_replies(
     assert "A kettle to descale" in text, "the class's description under its title"
     assert "rounded up to the next whole gram" in text, "a member's description under its signature"
     assert "dose(acid): number" in text, "a signature holding parts named for code is a declaration"
+    interface = (
+        "<div class='tsd-signature'><span class='tsd-signature-keyword'>interface </span><span"
+        " class='tsd-kind-interface'>BoilOptions</span> <span class='tsd-signature-symbol'>{ </span><br>"
+        "<a class='tsd-kind-property' href='#volumeInLitresOfWater'>volumeInLitresOfWater</a><span class='tsd-signature-symbol'>: </span>"
+        "<span class='tsd-signature-type'>number</span><br><a class='tsd-kind-property' href='#acidUsedToDescale'>acidUsedToDescale</a>"
+        "<span class='tsd-signature-symbol'>: </span><span class='tsd-signature-type'>string</span>"
+        "<span class='tsd-signature-symbol'>}</span></div>"
+    )
+    text = markdown(page.replace("</section>", f"</section>{interface}", 1))
+    assert "interface BoilOptions {" in text, "a declaration's links are its members, not a list of pages"
+    assert "acidUsedToDescale: string" in text
     replies = "".join(
         f"<div class='comment'><p>Reply {n}: I tried the snippet above and it worked on my kettle too.</p></div>"
         for n in range(2)

@@ -30,6 +30,7 @@ from steward_websearch.extraction.roles import (
     TALK,
     UNLIKELY,
     class_words,
+    holds_code_parts,
     is_callout,
     is_furniture,
     is_hidden,
@@ -109,7 +110,7 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
                     named -= LAYOUT
                 if named and named <= TALK and _comments_on_code(child, measures):
                     named = NO_WORDS
-                if "signature" in named and (child in declared or _holds_code_parts(child)):
+                if "signature" in named and (child in declared or holds_code_parts(child)):
                     named -= SIGNED
                     declared.add(child)
                 if named & NOTICES and not words & MAYBE and not holds(child, TITLES):
@@ -199,23 +200,12 @@ def _declares(block: Element) -> bool:
     return (
         block.tag == "pre"
         or bool(class_words(block) & DECLARATIONS)
-        or _holds_code_parts(block)
+        or holds_code_parts(block)
         or next(block.iter("h1"), None) is not None
     )
 
 
 DECLARATIONS = SIGNATURES | CODE_ENTITIES
-
-
-def _holds_code_parts(block: Element) -> bool:
-    """Whether ``block`` holds parts named for what they are in code (``DECLARATION_PARTS``):
-    ``signature`` is a forum's word for the lines under a member's posts, and a reference's for a
-    declaration, TypeDoc's ``tsd-signature`` around its ``tsd-signature-type``. Code alone says
-    nothing: a plugin author's forum signature shows an ``inline-code`` command."""
-    return any(class_words(node) & DECLARATION_PARTS for node in block.iter() if node is not block)
-
-
-DECLARATION_PARTS = CODE_ENTITIES - {"code"}
 
 
 SIGNED = frozenset({"signature"})

@@ -124,7 +124,8 @@ def _label_words(label: str) -> frozenset[str]:
 
 
 CODE_ENTITIES = frozenset(
-    "class code constructor field function member method module package parameter symbol type".split()
+    """class code constructor enum field function interface keyword member method module package parameter
+    property symbol type variable""".split()
 )
 
 
@@ -137,6 +138,17 @@ _COMPOUND = re.compile(
 Home / Next table). Not ``menu`` at the end, where it is as often something else (``contextmenu``
 marks a CMS's body paragraphs); ``nav`` only before a word for a piece of navigation, not before
 whatever follows it (``navy``, ``navigator``)."""
+
+
+def holds_code_parts(block: Element) -> bool:
+    """Whether ``block`` holds parts named for what they are in code (``DECLARATION_PARTS``):
+    ``signature`` is a forum's word for the lines under a member's posts, and a reference's for a
+    declaration, TypeDoc's ``tsd-signature`` around its ``tsd-signature-type``. Code alone says
+    nothing: a plugin author's forum signature shows an ``inline-code`` command."""
+    return any(class_words(node) & DECLARATION_PARTS for node in block.iter() if node is not block)
+
+
+DECLARATION_PARTS = CODE_ENTITIES - {"code"}
 
 
 def is_callout(element: Element) -> bool:

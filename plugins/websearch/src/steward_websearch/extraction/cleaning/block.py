@@ -24,7 +24,15 @@ from steward_websearch.extraction.blocks import (
 )
 from steward_websearch.extraction.boilerplate import FAMILY_SHARE, drop_unmarked_captions
 from steward_websearch.extraction.cleaning.furniture import is_permalink
-from steward_websearch.extraction.roles import NEGATIVE, NO_WORDS, SIGNATURES, class_weight, class_words, is_icon
+from steward_websearch.extraction.roles import (
+    NEGATIVE,
+    NO_WORDS,
+    SIGNATURES,
+    class_weight,
+    class_words,
+    holds_code_parts,
+    is_icon,
+)
 from steward_websearch.extraction.tree import (
     Measures,
     enclosing,
@@ -377,9 +385,13 @@ def _a_short_sentence(element: Element, text: str) -> bool:
 
 
 def _wraps_a_signature(element: Element, measures: Measures) -> bool:
-    """A block that is mostly a heading named for the code it holds (``SIGNATURES``): rustdoc's
-    ``section.method`` around each function's ``h4.code-header``. Its links are the signature's
-    types (``FnOnce``, ``bool``) and the version's tracking issue, not a list of other pages."""
+    """A declaration, or a block that is mostly a heading named for the code it holds
+    (``SIGNATURES``): rustdoc's ``section.method`` around each function's ``h4.code-header``;
+    TypeDoc's ``tsd-signature``, its parts named for code (``holds_code_parts``). Their links are
+    the signature's types (``FnOnce``, ``bool``, an interface's properties) and the version's
+    tracking issue, not a list of other pages."""
+    if class_words(element) & SIGNATURES and holds_code_parts(element):
+        return True
     chars = measures.chars.get(element, 0)
     return any(
         class_words(heading) & SIGNATURES and measures.chars.get(heading, 0) * 2 >= chars
