@@ -57,13 +57,13 @@ BINARY_SIGNATURES = (
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 _META_READS_AS = {"utf-16le": "utf-8", "utf-16be": "utf-8", "x-user-defined": "windows-1252"}
+"""What a ``<meta charset>`` naming these means (HTML's prescan): a page whose tag could be read
+as ASCII is in no UTF-16, and x-user-defined there means windows-1252."""
 _LEGACY = frozenset(
     name for name in webencodings.LABELS.values() if name not in {"utf-8", "utf-16le", "utf-16be", "replacement"}
 )
 """The encodings a UTF-8 body can be declared in by mistake: every one but UTF-8 itself, UTF-16
 (whose ASCII text is valid UTF-8 too) and the replacement encoding."""
-"""What a ``<meta charset>`` naming these means (HTML's prescan): a page whose tag could be read
-as ASCII is in no UTF-16, and x-user-defined there means windows-1252."""
 
 
 class UnsupportedContent(Exception):

@@ -298,6 +298,7 @@ def _lead(body: Element, chosen: Element, measures: Measures, title_text: str) -
 
 LEAD_SPAN = 1.5
 CAPTION_CHARS = 250
+"""The longest paragraph right after a picture that is its caption, not the lead."""
 DATELINE_CHARS = 80
 """A paragraph this short that gives a date ("UPDATED: Tue., Nov. 19, 2019") is a dateline, no lead."""
 DECK_CHARS = 60
@@ -347,11 +348,12 @@ def _is_portrait(picture: Element, within: Element, measures: Measures) -> bool:
 
 def _drawn_small(picture: Element) -> bool:
     """Whether a picture is declared no larger than ``ICON_PIXELS`` each way: an avatar, a badge."""
-    sizes = [picture.get("width"), picture.get("height")]
-    return all(size is not None and size.strip().isdigit() and int(size) <= ICON_PIXELS for size in sizes)
+    sizes = [(picture.get("width") or "").strip(), (picture.get("height") or "").strip()]
+    return all(size.isdecimal() and len(size) <= 3 and int(size) <= ICON_PIXELS for size in sizes)
 
 
 ICON_PIXELS = 100
+"""The size in pixels, each way, up to which a picture is an icon, an avatar or a badge."""
 
 
 def _named_below(element: Element, within: Element, words: frozenset[str], measures: Measures) -> bool:
