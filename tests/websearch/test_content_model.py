@@ -2073,6 +2073,25 @@ def test_a_roundups_cards_each_picture_under_its_own_heading_are_no_gallery():
     assert "Overnight lemon soak" not in markdown(unnamed, ARTICLE_TYPE), "pictures with a line each are a gallery"
 
 
+def test_a_headed_section_with_a_written_paragraph_beside_its_pictures_is_no_gallery():
+    frames = "".join(f"<img src='/animation/frame-{n}.png' alt=''>" for n in range(5))
+    section = (
+        "<section class='feature'><h2>Designed to be redesigned</h2><p>Get fast and easy access to the features"
+        " you use most in the new menu. Open the Customize panel to add, move or remove any button you want, and"
+        " keep your favourite features, add-ons, private browsing and sync, one quick click away. Whatever you"
+        f" change, the reset button puts every piece back where it first was.</p>{frames}</section>"
+    )
+    page = (
+        f"<main><article><h1>Make it your own</h1>{KETTLE_PROSE * 4}<div class='rows'>{section}</div></article></main>"
+    )
+    text = markdown(page, ARTICLE_TYPE)
+    assert "Get fast and easy access" in text, "a section's written paragraph among its pictures is the text"
+    photos = "".join(f"<img src='/photos/{n}.jpg' alt=''><span>Photo {n}: the kettle at dawn.</span>" for n in range(5))
+    gallery = f"<div class='photos'><h2>In pictures</h2><p>A morning with the kettle.</p>{photos}</div>"
+    text = markdown(page.replace(section, gallery), ARTICLE_TYPE)
+    assert "the kettle at dawn" not in text, "pictures with their captions under a heading are still a gallery"
+
+
 def test_around_each_posts_body_the_name_date_and_buttons_go_and_a_post_without_one_keeps_its_name():
     profiles = ["/members/ada.12/", "/u/brook", "/memberlist.php?mode=viewprofile&u=7", "/profile/31-cyd/"]
     thread = "".join(

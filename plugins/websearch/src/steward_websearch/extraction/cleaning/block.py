@@ -226,12 +226,13 @@ def _looks_like_boilerplate(
 
     Pictures with little text between them are a gallery, unless they hold the page's title (or,
     where the content does not read as an article, a heading: a product's headed section among
-    its pictures), or a section heading per picture, few of its words links: cards, each picture
-    under its own name (a roundup's recipes, each with its summary and a link to it; not a rail's
-    teasers under "Most read in world news", ``_each_picture_headed``). A block under 25
-    characters is a scrap, but not a list of two or more items without links (a product's facts:
-    "1.7 l", "Steel"), a short sentence (``_a_short_sentence``: "Added in version 3.7.") or a
-    record's date.
+    its pictures; or, anywhere, a section heading over written prose: a landing page's feature
+    beside the frames of its animation), or a section heading per picture, few of its words
+    links: cards, each picture under its own name (a roundup's recipes, each with its summary
+    and a link to it; not a rail's teasers under "Most read in world news",
+    ``_each_picture_headed``). A block under 25 characters is a scrap, but not a list of two or
+    more items without links (a product's facts: "1.7 l", "Steel"), a short sentence
+    (``_a_short_sentence``: "Added in version 3.7.") or a record's date.
     A list the text announces with a colon (``_introduced``) or that says something about each
     link (``_annotated``) is the text's, and so is, in a ``technical`` document (one that shows
     code, in blocks or in its sentences), the list under its "See also" (``_cross_references``).
@@ -254,6 +255,7 @@ def _looks_like_boilerplate(
         and paragraphs / images < 0.5
         and length < GALLERY_CHARS_PER_IMAGE * images
         and not holds(element, TITLES if article else TITLES | HEADINGS)
+        and not (holds(element, SECTION_HEADINGS) and any(is_prose(p, measures) for p in element.iter("p")))
         and not (density < LINKED_IN_AN_ARTICLE and _each_picture_headed(element, images))
     ):
         return True
