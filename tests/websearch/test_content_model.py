@@ -1668,6 +1668,28 @@ def test_the_box_around_an_email_field_is_a_sign_up_prompt_not_text():
     assert "Deals in your inbox" not in text
 
 
+def test_a_short_post_above_its_comment_form_is_kept_and_the_form_goes():
+    comment_form = (
+        "<div class='respond'><h3>Leave a reply</h3><form id='commentform' action='/wp-comments-post.php'>"
+        "<label>Email</label><input name='email'><textarea name='comment'></textarea></form></div>"
+    )
+    post = f"<div class='content'><h2>Kettle of the week</h2>{KETTLE_PROSE}{comment_form}</div>"
+    archive = "".join(f"<li><a href='/{n}'>Kettles and teapots of week {n}</a></li>" for n in range(30))
+    text = markdown(f"<div class='wrap'>{post}<div class='links'><ul>{archive}</ul></div></div>", ARTICLE_TYPE)
+    assert "boils a litre in three minutes" in text, "a reply form's box is the form, not the post it answers"
+    assert "Leave a reply" not in text
+
+
+def test_the_prompt_around_a_contact_form_goes_with_it():
+    contact = (
+        "<div class='cta'><h3>Let us help</h3><p>Fill out this quick form and we call you within a day.</p>"
+        "<form class='elementor-form'><input type='email'><textarea name='message'></textarea></form></div>"
+    )
+    text = markdown(f"<main><h1>Kettle repairs</h1>{KETTLE_PROSE}{KETTLE_PROSE}{contact}</main>")
+    assert "boils a litre in three minutes" in text
+    assert "Fill out this quick form" not in text
+
+
 def test_the_block_of_the_title_stays_however_it_asks_for_an_email():
     hero = (
         "<div class='hero'><h1>Kettle care for teams</h1><p>Use your work e-mail to start.</p>"

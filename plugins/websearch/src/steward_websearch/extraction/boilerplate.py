@@ -89,9 +89,10 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
     """
     fields = _sign_up_fields(root)
     titled = _around(root, lambda element: element.tag == "h1") if fields else set()
+    replies = {form for form in root.iter("form") if _takes_replies(form)} if fields else set()
     measures = _drop_structural(root, article=article, furniture=True)
     if fields:
-        _drop_sign_up_boxes(root, fields, titled, measures)
+        _drop_sign_up_boxes(root, fields, titled, replies, measures)
     if article:
         drop_unmarked_captions(root, measures)
     total, prose = measures.chars.get(root, 0), measures.prose_chars.get(root, 0)
@@ -245,7 +246,9 @@ def _asks_for_email(field: Element) -> bool:
 EMAIL_FIELD = re.compile(r"e-?mail", re.IGNORECASE)
 
 
-def _drop_sign_up_boxes(root: Element, fields: list[Element], titled: set[Element], measures: Measures) -> None:
+def _drop_sign_up_boxes(
+    root: Element, fields: list[Element], titled: set[Element], replies: set[Element], measures: Measures
+) -> None:
     """Drop the box around each e-mail field: the newsletter, the sign-in, the "get the deals" prompt.
 
     Such a box speaks to the reader ("Subscribe to our newsletter", "By signing up, you agree…")
@@ -253,28 +256,47 @@ def _drop_sign_up_boxes(root: Element, fields: list[Element], titled: set[Elemen
     element around the field that says no more than ``SIGN_UP_CHARS``, held no ``h1`` as the page
     was written (``titled``: a landing page's hero asks for an e-mail beside the page's title, and
     the title stays; so does an article's header whose ``h1`` sat in breadcrumbs that went with the
-    navigation) and holds not half the page (a short contact page is its form). ``measures`` are
-    kept up to date.
+    navigation) and holds not half the page (a short contact page is its form). A form for readers'
+    replies (``_takes_replies``) asks for an address beside the reply: the box is that form and
+    what says no more than ``REPLY_PROMPT_CHARS`` around it ("Leave a reply", "No comments yet"),
+    for what is around that is what the reply answers (a blog's short post went with the comment
+    form under it). ``measures`` are kept up to date.
     """
     boxes, total = [], measures.chars.get(root, 0)
     for start in fields:
         if start not in measures.parent:
             continue
-        box, node = None, start
+        box, node, most = None, start, SIGN_UP_CHARS
         while (
             node is not None
             and node is not root
-            and measures.chars.get(node, 0) <= SIGN_UP_CHARS
+            and measures.chars.get(node, 0) <= most
             and not holds_the_page(node, measures, total)
             and node not in titled
         ):
             box, node = node, measures.parent.get(node)
+            if box in replies:
+                most = measures.chars.get(box, 0) + REPLY_PROMPT_CHARS
         if box is not None:
             boxes.append(box)
     measures.recount(remove_each(boxes, measures))
 
 
 SIGN_UP_CHARS = 600
+REPLY_PROMPT_CHARS = 150
+
+
+def _takes_replies(form: Element) -> bool:
+    """Whether ``form`` takes a reader's reply: it has a ``textarea`` and its class, id or address
+    say so (WordPress's ``commentform`` posting to ``wp-comments-post.php``, a shop's
+    ``write-review``). A contact form has a ``textarea`` too, but its box, the "Let us help" prompt
+    around it, is no more the page's text than a newsletter's."""
+    if next(form.iter("textarea"), None) is None:
+        return False
+    return bool(REPLY_FORM.search(" ".join(form.get(name) or "" for name in ("class", "id", "action"))))
+
+
+REPLY_FORM = re.compile("comment|reply|respond|review", re.IGNORECASE)
 
 
 def drop_unmarked_captions(root: Element, measures: Measures, *, at_most: float = 1.0) -> bool:
