@@ -3,6 +3,7 @@ documentation page's introduction and code; and what it drops whatever the page 
 
 import json
 
+import pytest
 from steward_websearch.extraction import boilerplate, cleaning, extract, parse
 
 NAV = "<nav><a href='/'>Home</a> <a href='/shop'>Shop</a> <a href='/help'>Help</a></nav>"
@@ -1716,6 +1717,22 @@ def test_a_block_heading_a_section_under_a_layout_word_is_kept_but_a_menu_there_
     assert "Kettle story 2" in text
     assert "How team 1 boils water" in text
     assert "Spare parts" not in text
+
+
+@pytest.mark.parametrize("subject", ["category-social-media", "tag-cookie-recipes", "category-share-tips"])
+def test_a_wordpress_posts_categories_and_tags_are_its_subjects_not_its_role(subject):
+    post = f"<div id='post-9749' class='post-9749 post type-post hentry {subject}'>{KETTLE_PROSE * 3}</div>"
+    archive = "".join(f"<li><a href='/{n}'>Kettles and teapots of week {n}</a></li>" for n in range(30))
+    about = f"<div class='about-box'><h3>About the shop</h3>{DOC_PROSE * 2}<ul>{archive}</ul></div>"
+    text = markdown(f"<div class='wrap'><h1>Kettle week</h1>{post}{about}</div>", ARTICLE_TYPE)
+    assert "boils a litre in three minutes" in text
+
+
+def test_categories_and_tags_outside_a_wordpress_post_keep_their_words():
+    menu = "<div class='category-menu'><a href='/a'>Kettles</a> <a href='/b'>Teapots</a></div>"
+    text = markdown(f"<div class='wrap'><h1>Kettle week</h1>{menu}{KETTLE_PROSE * 3}</div>")
+    assert "boils a litre in three minutes" in text
+    assert "Teapots" not in text
 
 
 def test_hashes_and_uuids_in_class_names_are_not_words():

@@ -110,8 +110,13 @@ def _label_words(label: str) -> frozenset[str]:
     nothing, and a name whose letters and digits alternate says nothing after its first letters
     (``ad300x250`` is an ``ad``, ``a0ad13a`` is not). The signature of a type or a member
     (``CODE_ENTITIES``: javadoc's ``type-signature`` and ``member-signature``, pdoc's ``signature
-    pdoc-code``) is its declaration, not the lines a forum adds under a member's posts.
+    pdoc-code``) is its declaration, not the lines a forum adds under a member's posts. Beside the
+    classes WordPress gives a post (``hentry``, ``type-post``), ``category-…`` and ``tag-…`` name
+    the post's subjects: a post filed under "social media", or tagged "cookie recipes", is no
+    ``social`` bar and no ``cookie`` prompt.
     """
+    if _A_POSTS_CLASSES.search(label):
+        label = _ITS_SUBJECTS.sub(" ", label)
     words = set()
     for name in _NAME.findall(_UUID.sub(" ", label)):
         made = _MADE.search(name)
@@ -121,6 +126,10 @@ def _label_words(label: str) -> frozenset[str]:
     if "signature" in words and not words.isdisjoint(CODE_ENTITIES):
         words.remove("signature")
     return frozenset(words)
+
+
+_A_POSTS_CLASSES = re.compile(r"(?<![\w-])(?:hentry|type-[\w-]+)(?![\w-])")
+_ITS_SUBJECTS = re.compile(r"(?<![\w-])(?:category|tag)-[\w-]+")
 
 
 CODE_ENTITIES = frozenset(
