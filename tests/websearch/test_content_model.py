@@ -1113,6 +1113,22 @@ def test_a_short_story_outweighed_by_a_sidebar_of_links_is_still_the_content():
     assert "tag42" not in text
 
 
+def test_a_two_sentence_post_under_its_linked_title_author_and_tags_is_the_content():
+    archive = "".join(f"<li><a href='/2012/{n}'>Robots of week {n}</a> (3)</li>" for n in range(40))
+    about = "<p>Suicide Bots collects robots doing what robots should not. Written since 2009.</p>"
+    post = (
+        "<div class='post'><h2><a href='/iron-man'>A robot plays Iron Man</a></h2>"
+        "<small>August 25th by <a href='/sb'>SB</a></small><div class='entrytext'>"
+        "<p>A band of robots is being built to go with the drummer; here it plays a song by Black Sabbath.</p>"
+        "<p>The guitarist comes next, and the builders promise a tour.</p></div>"
+        "<p>Tags: <a href='/t/music'>music</a>, <a href='/t/drums'>drums</a></p></div>"
+    )
+    text = markdown(f"<div id='page'>{post}<div id='side'>{about}<ul>{archive}</ul></div></div>")
+    assert "A band of robots is being built" in text
+    assert "Robots of week 12" not in text, "the post, not the page with its archive"
+    assert "Written since 2009" not in text
+
+
 def test_a_heading_styled_with_scroll_utilities_is_kept():
     heading = "<h2 id='apply' class='heading g-offset-scroll-margin-top'>Apply the configuration</h2>"
     text = markdown(f"<main><article><h1>Resources</h1>{DOC_PROSE}{heading}{DOC_PROSE}</article></main>")
