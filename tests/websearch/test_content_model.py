@@ -1129,6 +1129,18 @@ def test_a_two_sentence_post_under_its_linked_title_author_and_tags_is_the_conte
     assert "Written since 2009" not in text
 
 
+def test_a_story_in_a_share_bars_box_beside_a_sponsors_prose_is_still_the_story():
+    share_bar = "<div class='share-buttons'><a href='/tw'>Tweet</a> <a href='/fb'>Share</a></div>"
+    story = f"<div class='share_wrapper'>{share_bar}<div class='article'>{KETTLE_PROSE * 5}</div></div>"
+    sponsor = f"<div class='sponsored'><h3>From our sponsor</h3>{DOC_PROSE * 2}</div>"
+    jobs = "".join(f"<li><a href='/jobs/{n}'>Kettle engineer, shift {n}</a></li>" for n in range(40))
+    page = f"<div id='leftcol'><h1>Kettle week</h1>{story}</div>{sponsor}<div id='jobs'><ul>{jobs}</ul></div>"
+    text = markdown(page, ARTICLE_TYPE)
+    assert "boils a litre in three minutes" in text, "the story holds most of what stays, whatever its box"
+    assert "Install the client" not in text
+    assert "Tweet" not in text, "the share bar inside the story still goes"
+
+
 def test_a_heading_styled_with_scroll_utilities_is_kept():
     heading = "<h2 id='apply' class='heading g-offset-scroll-margin-top'>Apply the configuration</h2>"
     text = markdown(f"<main><article><h1>Resources</h1>{DOC_PROSE}{heading}{DOC_PROSE}</article></main>")

@@ -74,7 +74,11 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
     ``related`` is not. A heading named for the code it holds (``SIGNATURES``: rustdoc's
     ``code-header`` over each function) is not named for the layout at all, and what a heading holds
     is its text, never looked at by name (a job card's ``listing__header__title__text``). A block
-    that holds most of the page's prose is the story whatever its name (``_is_the_story``); the
+    that holds most of the page's prose is the story whatever its name (``_is_the_story``), and so
+    is the one of them with the most prose when it holds most of what stays once the others are
+    gone (a story in its ``share_wrapper`` beside a sponsor's box of prose: each held too little
+    of the page, and the page said nothing), with what is named like boilerplate inside it
+    weighed in turn; the
     cookie prompt and the copyright notice (``NOTICES``) never are, however long the vendor list or
     short the page, unless they hold the page's title or say content (a cookie policy, a copyright
     page's ``copyright-content``). Forms are kept (ASP.NET pages put everything inside
@@ -96,9 +100,41 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
     if article:
         drop_unmarked_captions(root, measures)
     total, prose = measures.chars.get(root, 0), measures.prose_chars.get(root, 0)
+    suspects = _named_like_boilerplate([root], measures, article=article, total=total, prose=prose)
+    family_chars: Counter[frozenset[str]] = Counter()
+    for child, named in suspects:
+        family_chars[named] += measures.chars.get(child, 0)
+    talk_prose = sum(measures.prose_chars.get(child, 0) for child, named in suspects if named & TALK)
+    replies_beside_a_story = article and measures.prose_chars.get(root, 0) - talk_prose >= PROSE_CHARS
+    going = [
+        (child, named)
+        for child, named in suspects
+        if named & NOTICES
+        or (article and named & ELSEWHERE)
+        or (replies_beside_a_story and named & TALK)
+        or family_chars[named] < total * FAMILY_SHARE
+    ]
+    stories = [(child, named) for child, named in going if not named & NOTICES]
+    if stories:
+        story, named = max(stories, key=lambda suspect: measures.prose_chars.get(suspect[0], 0))
+        held = prose - sum(measures.prose_chars.get(child, 0) for child, _ in going if child is not story)
+        if _is_the_story(story, class_words(story), measures, held):
+            going.remove((story, named))
+            going += _named_like_boilerplate([story], measures, article=article, total=total, prose=held)
+    gone = remove_each((child for child, _ in going), measures)
+    measures.recount(gone)
+    return measures
+
+
+def _named_like_boilerplate(
+    roots: list[Element], measures: Measures, *, article: bool, total: int, prose: int
+) -> list[tuple[Element, frozenset[str]]]:
+    """The outermost blocks under ``roots`` named like boilerplate, with their boilerplate words,
+    for ``remove_boilerplate`` to weigh: a page's ``total`` characters, and the ``prose`` a block
+    named so must hold (``PROSE_HELD`` of it) to be the story all the same."""
     suspects: list[tuple[Element, frozenset[str]]] = []
     declared: set[Element] = set()
-    stack = [root]
+    stack = list(roots)
     while stack:
         parent = stack.pop()
         for child in parent:
@@ -140,24 +176,7 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
                     continue
             if child.tag not in CODE and child.tag not in HEADINGS:
                 stack.append(child)
-    family_chars: Counter[frozenset[str]] = Counter()
-    for child, named in suspects:
-        family_chars[named] += measures.chars.get(child, 0)
-    talk_prose = sum(measures.prose_chars.get(child, 0) for child, named in suspects if named & TALK)
-    replies_beside_a_story = article and measures.prose_chars.get(root, 0) - talk_prose >= PROSE_CHARS
-    gone = remove_each(
-        (
-            child
-            for child, named in suspects
-            if named & NOTICES
-            or (article and named & ELSEWHERE)
-            or (replies_beside_a_story and named & TALK)
-            or family_chars[named] < total * FAMILY_SHARE
-        ),
-        measures,
-    )
-    measures.recount(gone)
-    return measures
+    return suspects
 
 
 FAMILY_SHARE = 0.4
