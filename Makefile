@@ -110,7 +110,7 @@ bench: install
 	$(BIN)/python bench/http_throughput.py
 	$(BIN)/python bench/turn_overhead.py
 	$(BIN)/python bench/extraction.py $(if $(EXTRACTION_DATA),--data $(EXTRACTION_DATA)) $(if $(WCXB),--wcxb-repository $(WCXB)) \
-		$(if $(TRAFILATURA),--trafilatura-repository $(TRAFILATURA))
+		$(if $(TRAFILATURA),--trafilatura-repository $(TRAFILATURA)) $(if $(CLEANING),--cleaning-repository $(CLEANING))
 	$(BIN)/python bench/fetch_service.py
 	$(BIN)/python bench/search_extras.py
 	$(BIN)/python bench/trust.py

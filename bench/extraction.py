@@ -31,6 +31,11 @@ that must not, matched as written (``tests/evaldata.json``; HTML in ``tests/cach
 the sentences over the whole set), trafilatura run with its evaluation's settings (comments left
 out, tables kept).
 
+With ``--cleaning-repository DIR`` (a checkout of github.com/j-szulc/html-cleaning-dataset-merged),
+two older corpora with a whole truth per page are scored as the shared ones are: dragnet's 1,381
+news and blog pages of 2012 and L3S-GN1's 621 Google News articles of 2008
+(``load_cleaning_corpora``).
+
 Last, pages built to be slow (thousands of blocks opening alike, of headings linking away, of
 announced link lists; 5 MB of text): seconds each, to show no rule grows with the square of a page.
 
@@ -42,6 +47,7 @@ Targets (issue 41): F1 above both trafilatura's and rs-trafilatura's on every co
 kind of WCXB's held-out split; speed >= 1.0x rs-trafilatura's.
 
     python bench/extraction.py [--corpus wcxb-dev] [--only steward trafilatura] [--limit N]
+        [--wcxb-repository DIR] [--trafilatura-repository DIR] [--cleaning-repository DIR]
 """
 
 from __future__ import annotations
@@ -57,7 +63,9 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from xml.etree.ElementTree import Element
 
+import html5lib
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from steward_websearch.extract import extract
@@ -302,6 +310,52 @@ def load_trafilatura_evaluation(repository: Path, limit: int | None) -> list[Pag
     return pages
 
 
+def load_cleaning_corpora(repository: Path, limit: int | None) -> dict[str, list[Page]]:
+    """Two older corpora with a whole truth each, as github.com/j-szulc/html-cleaning-dataset-merged
+    lays them out (``<corpus>/input/<id>.html``, ``<corpus>/GoldStandard/<id>.txt``): ``dragnet``
+    (1,381 news and blog pages of 2012, dragnet's training data: the truth is the story and its
+    readers' comments, as written out by hand) and ``l3s-gn1`` (621 Google News articles of 2008,
+    L3S-GN1: each page as annotators marked it up; the truth is what they marked headline and full
+    text, ``x-nc-sel1`` and ``x-nc-sel2``). Neither says a page's address or kind."""
+    corpora = {}
+    for corpus, folder, truth_of in (
+        ("dragnet", "dragnet_data", _written_truth),
+        ("l3s-gn1", "page-signal-master", _marked_truth),
+    ):
+        pages = []
+        for path in sorted((repository / folder / "GoldStandard").glob("*.txt")):
+            html = repository / folder / "input" / f"{path.stem}.html"
+            if html.is_file():
+                truth = {"articleBody": truth_of(path.read_bytes()), "url": ""}
+                pages.append(Page(path.stem, html.read_bytes(), truth))
+        corpora[corpus] = pages[:limit]
+    return corpora
+
+
+def _written_truth(gold: bytes) -> str:
+    return gold.decode("utf-8", "replace")
+
+
+def _marked_truth(gold: bytes) -> str:
+    """The text of the outermost elements L3S-GN1's annotators marked headline or full text."""
+    marked: list[str] = []
+
+    def walk(element: Element) -> None:
+        if (element.get("class") or "") in MARKED_AS_CONTENT:
+            marked.append("".join(element.itertext()).strip())
+            return
+        for child in element:
+            walk(child)
+
+    walk(html5lib.parse(gold, namespaceHTMLElements=False))
+    return "\n".join(text for text in marked if text)
+
+
+MARKED_AS_CONTENT = frozenset({"x-nc-sel1", "x-nc-sel2"})
+"""L3S-GN1's marks for the headline and the full text (the others: supplemental text, related
+content, readers' comments, and ``x-nc-sel0``, not content)."""
+
+
 def run(names: list[str], pages: list[Page], extractors: dict[str, Extractor] | None = None) -> dict[str, Run]:
     """Each page through each extractor named, timed. The extractors take turns, ``TURN`` pages
     each (in an order that rotates), so that a machine slowing down or speeding up during the run
@@ -527,6 +581,11 @@ def main() -> None:
         type=Path,
         help="a checkout of trafilatura's repository: also score its 990-page evaluation set",
     )
+    parser.add_argument(
+        "--cleaning-repository",
+        type=Path,
+        help="a checkout of html-cleaning-dataset-merged: also score dragnet's and L3S-GN1's pages",
+    )
     options = parser.parse_args()
     if not RsTrafilatura.available():
         print(f"rs-trafilatura is left out: no {RsTrafilatura.PYTHON} (make bench makes it with a Python 3.12)")
@@ -534,6 +593,8 @@ def main() -> None:
     if options.wcxb_repository:
         for split in ("dev", "test"):
             corpora[f"wcxb-{split}-full"] = load_wcxb_split(options.wcxb_repository, split, options.limit)
+    if options.cleaning_repository:
+        corpora.update(load_cleaning_corpora(options.cleaning_repository, options.limit))
     if "wcxb-dev" in corpora and "wcxb-dev-full" in corpora:
         report_revised_truths(corpora["wcxb-dev"], corpora["wcxb-dev-full"])
     chosen = options.only or [name for name in EXTRACTORS if name != "rs-trafilatura" or RsTrafilatura.available()]

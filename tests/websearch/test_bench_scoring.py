@@ -108,3 +108,27 @@ def test_trafilaturas_evaluation_set_reads_from_its_repository_and_scores_by_its
     (tmp_path / "tests" / "eval" / "0a1b.html").unlink()
     with pytest.raises(SystemExit, match=r"0a1b\.html"):
         bench.load_trafilatura_evaluation(tmp_path, None)
+
+
+def test_dragnets_and_l3s_gn1s_pages_read_from_the_merged_cleaning_repository(tmp_path):
+    for folder, gold in [
+        ("dragnet_data", b"Kettle week\n\nThe kettle boils a litre.\n"),
+        (
+            "page-signal-master",
+            b"<html><body><div class='x-nc-sel0'>Menu</div><h1><span class='x-nc-sel1'>Kettle week</span></h1>"
+            b"<p><span class='x-nc-sel2'>The kettle <b>boils</b> a litre.</span></p>"
+            b"<p><span class='x-nc-sel5'>Great kettle! (a reader)</span></p></body></html>",
+        ),
+    ]:
+        (tmp_path / folder / "input").mkdir(parents=True)
+        (tmp_path / folder / "GoldStandard").mkdir()
+        (tmp_path / folder / "input" / "R1.html").write_bytes(b"<p>The kettle boils a litre.</p>")
+        (tmp_path / folder / "GoldStandard" / "R1.txt").write_bytes(gold)
+        (tmp_path / folder / "GoldStandard" / "R2.txt").write_bytes(gold)
+    corpora = bench.load_cleaning_corpora(tmp_path, None)
+    assert sorted(corpora) == ["dragnet", "l3s-gn1"]
+    assert [page.key for page in corpora["dragnet"]] == ["R1"], "a truth without its page is left out"
+    assert corpora["dragnet"][0].truth == {"articleBody": "Kettle week\n\nThe kettle boils a litre.\n", "url": ""}
+    (page,) = corpora["l3s-gn1"]
+    assert page.html == b"<p>The kettle boils a litre.</p>"
+    assert page.truth["articleBody"] == "Kettle week\nThe kettle boils a litre.", "headline and full text, no comments"
