@@ -53,6 +53,7 @@ kind of WCXB's held-out split; speed >= 1.0x rs-trafilatura's.
 from __future__ import annotations
 
 import argparse
+import codecs
 import gzip
 import json
 import re
@@ -333,7 +334,11 @@ def load_cleaning_corpora(repository: Path, limit: int | None) -> dict[str, list
 
 
 def _written_truth(gold: bytes) -> str:
-    return gold.decode("utf-8", "replace")
+    """A truth written out by hand: UTF-8, or UTF-16 where it opens with its byte-order mark (5 of
+    dragnet's)."""
+    if gold.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return gold.decode("utf-16")
+    return gold.decode("utf-8-sig", "replace")
 
 
 def _marked_truth(gold: bytes) -> str:

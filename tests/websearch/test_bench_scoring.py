@@ -125,9 +125,12 @@ def test_dragnets_and_l3s_gn1s_pages_read_from_the_merged_cleaning_repository(tm
         (tmp_path / folder / "input" / "R1.html").write_bytes(b"<p>The kettle boils a litre.</p>")
         (tmp_path / folder / "GoldStandard" / "R1.txt").write_bytes(gold)
         (tmp_path / folder / "GoldStandard" / "R2.txt").write_bytes(gold)
+    (tmp_path / "dragnet_data" / "input" / "T3.html").write_bytes(b"<p>Teapots</p>")
+    (tmp_path / "dragnet_data" / "GoldStandard" / "T3.txt").write_bytes("Teapots — new".encode("utf-16"))
     corpora = bench.load_cleaning_corpora(tmp_path, None)
     assert sorted(corpora) == ["dragnet", "l3s-gn1"]
-    assert [page.key for page in corpora["dragnet"]] == ["R1"], "a truth without its page is left out"
+    assert [page.key for page in corpora["dragnet"]] == ["R1", "T3"], "a truth without its page is left out"
+    assert corpora["dragnet"][1].truth["articleBody"] == "Teapots — new", "a truth in UTF-16 reads by its mark"
     assert corpora["dragnet"][0].truth == {"articleBody": "Kettle week\n\nThe kettle boils a litre.\n", "url": ""}
     (page,) = corpora["l3s-gn1"]
     assert page.html == b"<p>The kettle boils a litre.</p>"
