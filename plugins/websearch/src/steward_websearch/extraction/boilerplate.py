@@ -74,21 +74,20 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
     ``related`` is not. A heading named for the code it holds (``SIGNATURES``: rustdoc's
     ``code-header`` over each function) is not named for the layout at all, and what a heading holds
     is its text, never looked at by name (a job card's ``listing__header__title__text``). A block
-    that holds most of the page's prose is the story whatever its name (``_is_the_story``), and so
-    is the one of them with the most prose when it holds most of what stays once the others are
-    gone (a story in its ``share_wrapper`` beside a sponsor's box of prose: each held too little
-    of the page, and the page said nothing), with what is named like boilerplate inside it
-    weighed in turn; the
-    cookie prompt and the copyright notice (``NOTICES``) never are, however long the vendor list or
-    short the page, unless they hold the page's title or say content (a cookie policy, a copyright
-    page's ``copyright-content``). Forms are kept (ASP.NET pages put everything inside
-    one); their controls are not. ``article`` is whether the page declares itself one: then a block
-    named for other pages' content (``ELSEWHERE``: related, recommended) goes however much it holds
-    (a news site's carousel of other stories can be longer than the story), and so do readers'
-    replies (``TALK``) when the article has prose of its own beside them (a link aggregator's story
-    is its thread); ``_drop_structural`` says what else changes. Between that structural pass and
-    the class words, the box around a field asking for an e-mail address goes
-    (``_drop_sign_up_boxes``), and on an article a caption that is no ``figcaption``
+    that holds most of the page's prose is the story whatever its name (``_is_the_story``); so is
+    the block about to go with the most prose when it holds most of what stays once the others
+    have gone (a story in its ``share_wrapper`` beside a sponsor's box of prose: each held too
+    little of the page, and the page said nothing), what is named like boilerplate inside it
+    weighed in turn. The cookie prompt and the copyright notice (``NOTICES``) never are, however
+    long the vendor list or short the page, unless they hold the page's title or say content (a
+    cookie policy, a copyright page's ``copyright-content``). Forms are kept (ASP.NET pages put
+    everything inside one); their controls are not. ``article`` is whether the page declares
+    itself one: then a block named for other pages' content (``ELSEWHERE``: related, recommended)
+    goes however much it holds (a news site's carousel of other stories can be longer than the
+    story), and so do readers' replies (``TALK``) when the article has prose of its own beside them
+    (a link aggregator's story is its thread); ``_drop_structural`` says what else changes.
+    Between that structural pass and the class words, the box around a field asking for an e-mail
+    address goes (``_drop_sign_up_boxes``), and on an article a caption that is no ``figcaption``
     (``drop_unmarked_captions``). The tree's measures after all of it, for the next step to read.
     """
     fields = _sign_up_fields(root)
@@ -114,9 +113,9 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
         or (replies_beside_a_story and named & TALK)
         or family_chars[named] < total * FAMILY_SHARE
     ]
-    stories = [(child, named) for child, named in going if not named & NOTICES]
-    if stories:
-        story, named = max(stories, key=lambda suspect: measures.prose_chars.get(suspect[0], 0))
+    written = [(child, named) for child, named in going if not named & NOTICES]
+    if written:
+        story, named = max(written, key=lambda suspect: measures.prose_chars.get(suspect[0], 0))
         held = prose - sum(measures.prose_chars.get(child, 0) for child, _ in going if child is not story)
         if _is_the_story(story, class_words(story), measures, held):
             going.remove((story, named))

@@ -115,8 +115,8 @@ def _label_words(label: str) -> frozenset[str]:
     the post's subjects: a post filed under "social media", or tagged "cookie recipes", is no
     ``social`` bar and no ``cookie`` prompt.
     """
-    if _A_POSTS_CLASSES.search(label):
-        label = _ITS_SUBJECTS.sub(" ", label)
+    if _WORDPRESS_POST.search(label):
+        label = _WORDPRESS_TERMS.sub(" ", label)
     words = set()
     for name in _NAME.findall(_UUID.sub(" ", label)):
         made = _MADE.search(name)
@@ -128,8 +128,8 @@ def _label_words(label: str) -> frozenset[str]:
     return frozenset(words)
 
 
-_A_POSTS_CLASSES = re.compile(r"(?<![\w-])(?:hentry|type-[\w-]+)(?![\w-])")
-_ITS_SUBJECTS = re.compile(r"(?<![\w-])(?:category|tag)-[\w-]+")
+_WORDPRESS_POST = re.compile(r"(?<![\w-])(?:hentry|type-[\w-]+)(?![\w-])")
+_WORDPRESS_TERMS = re.compile(r"(?<![\w-])(?:category|tag)-[\w-]+")
 
 
 CODE_ENTITIES = frozenset(
