@@ -1141,6 +1141,27 @@ def test_a_story_in_a_share_bars_box_beside_a_sponsors_prose_is_still_the_story(
     assert "Tweet" not in text, "the share bar inside the story still goes"
 
 
+def test_the_pages_one_article_holding_its_title_is_where_the_content_is():
+    teasers = "".join(f"<li><a href='/issue/{n}'>Issue {n}</a></li>" for n in range(30))
+    tab = (
+        "<div id='tab-latest-issue' class='panel'><div class='content'><p>Issue 215, the new aesthetic: "
+        "art from the outer limits, with an interview, a shoot, an essay, and six new artworks, all "
+        "of them made for this issue, by artists we have followed for years, from Paris, Lagos, Seoul.</p></div></div>"
+    )
+    header = f"<section id='header'><ul>{teasers}</ul>{tab}</section>"
+    story = (
+        "<article><h1>First look: Sushi</h1><div id='editorial'>"
+        "<p>The producer's new album is out on Friday; we stream it here first, a week early.</p>"
+        "<p>Progressive as ever, he moves from lo-fi guitars to soaring synths and chopped vocals.</p>"
+        "<p>Where his last record looked back to the music of old computer games, this one looks at"
+        " the city he moved to, its shops and its screens, and at what he calls his obsessions.</p>"
+        "</div></article>"
+    )
+    text = markdown(f"{header}<section id='content'>{story}</section>")
+    assert "we stream it here first" in text
+    assert "Issue 215" not in text, "a well-named teaser under the menu is not the page"
+
+
 def test_a_heading_styled_with_scroll_utilities_is_kept():
     heading = "<h2 id='apply' class='heading g-offset-scroll-margin-top'>Apply the configuration</h2>"
     text = markdown(f"<main><article><h1>Resources</h1>{DOC_PROSE}{heading}{DOC_PROSE}</article></main>")

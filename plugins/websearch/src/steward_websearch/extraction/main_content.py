@@ -102,7 +102,8 @@ def main_content(
 
     A candidate the reader never sees without a click (``_out_of_sight``: in a hidden block that
     holds less than half the page) is chosen only with what holds it; chosen alone, the next best
-    is taken instead.
+    is taken instead. On a page whose one ``article`` holds its ``h1`` and prose
+    (``_titled_article``), the best candidate in that article or around it is taken.
 
     ``None`` when nothing reads like content, and also when the best candidate holds less than
     ``SECTIONS_SHARE`` of the page's text: product, service, listing and documentation pages are
@@ -154,6 +155,10 @@ def main_content(
     if top is not None and not declared and _out_of_sight(top, body, measures):
         in_sight = {element: score for element, score in scores.items() if not _out_of_sight(element, body, measures)}
         top, declared = _best(body, in_sight, measures)
+    story = _titled_article(body, measures)
+    if top is not None and not declared and story is not None and not _related(top, story, measures):
+        inside = {element: score for element, score in scores.items() if _related(element, story, measures)}
+        top, declared = _best(body, inside, measures)
     if top is None:
         return None
     if top.tag in TABLE_PARTS and measures.parent.get(top) is not None:
@@ -209,6 +214,26 @@ def _best(body: Element, scores: dict[Element, float], measures: Measures) -> tu
         return None, None
     declared = _declared_body(top, measures)
     return declared or _widen(_family(top, body, measures), scores, measures), declared
+
+
+def _titled_article(body: Element, measures: Measures) -> Element | None:
+    """The page's one ``article`` element, when it holds the page's ``h1`` and written prose: the
+    story, by the page's own markup. The best candidate is taken in it or around it; a teaser
+    elsewhere, however well named (a magazine's "latest issue" tab under its menu, a ``content``
+    block outscoring the story's unnamed one), is not the page. Pages with several articles (a
+    feed of cards, a thread) say nothing so plain."""
+    articles = list(body.iter("article"))
+    if len(articles) != 1:
+        return None
+    article = articles[0]
+    if next(article.iter("h1"), None) is None or not is_prose(article, measures):
+        return None
+    return article
+
+
+def _related(element: Element, story: Element, measures: Measures) -> bool:
+    """Whether ``element`` is ``story``, inside it or around it."""
+    return element is story or is_inside(element, story, measures) or is_inside(story, element, measures)
 
 
 def _out_of_sight(element: Element, body: Element, measures: Measures) -> bool:
