@@ -104,7 +104,7 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
     for child, named in suspects:
         family_chars[named] += measures.chars.get(child, 0)
     talk_prose = sum(measures.prose_chars.get(child, 0) for child, named in suspects if named & TALK)
-    replies_beside_a_story = article and measures.prose_chars.get(root, 0) - talk_prose >= PROSE_CHARS
+    replies_beside_a_story = article and prose - talk_prose >= PROSE_CHARS
     going = [
         (child, named)
         for child, named in suspects

@@ -155,8 +155,8 @@ def main_content(
     if top is not None and not declared and _out_of_sight(top, body, measures):
         in_sight = {element: score for element, score in scores.items() if not _out_of_sight(element, body, measures)}
         top, declared = _best(body, in_sight, measures)
-    story = _titled_article(body, measures)
-    if top is not None and not declared and story is not None and not _related(top, story, measures):
+    story = _titled_article(body, measures) if top is not None and not declared else None
+    if story is not None and not _related(top, story, measures):
         inside = {element: score for element, score in scores.items() if _related(element, story, measures)}
         top, declared = _best(body, inside, measures)
     if top is None:
