@@ -1129,6 +1129,25 @@ def test_a_two_sentence_post_under_its_linked_title_author_and_tags_is_the_conte
     assert "Written since 2009" not in text
 
 
+def test_a_story_set_in_an_aside_holding_the_pages_one_title_is_the_story():
+    widgets = "".join(
+        f"<aside class='widget'><h3>Scoop {n}</h3><ul>"
+        + "".join(f"<li><a href='/s/{n}/{m}'>Star {n}.{m} spotted</a></li>" for m in range(8))
+        + "</ul></aside>"
+        for n in range(4)
+    )
+    story = f"<aside class='blogPost'><h1>The kettle that whispers</h1><div class='blogContent'>{KETTLE_PROSE * 3}</div></aside>"
+    around = "".join(f"<li><a href='/w/{n}'>Around the web {n}</a> <span>{n} hours ago</span></li>" for n in range(12))
+    page = f"<section id='leftColumn'>{story}</section><section id='rightColumn'>{widgets}</section><ul>{around}</ul>"
+    text = markdown(page)
+    assert "boils a litre in three minutes" in text, "the aside holding the page's title is its story"
+    assert "Star 2.3 spotted" not in text, "the sidebar's asides still go"
+
+    titled_widgets = widgets.replace("<h3>", "<h1>").replace("</h3>", "</h1>")
+    page = f"<main>{KETTLE_PROSE * 3}</main><aside><h1>Kettle news</h1>{DOC_PROSE * 3}</aside>{titled_widgets}"
+    assert "Install the client" not in markdown(page), "a page titling every box h1 titles its sidebar so too"
+
+
 def test_a_story_in_a_share_bars_box_beside_a_sponsors_prose_is_still_the_story():
     share_bar = "<div class='share-buttons'><a href='/tw'>Tweet</a> <a href='/fb'>Share</a></div>"
     story = f"<div class='share_wrapper'>{share_bar}<div class='article'>{KETTLE_PROSE * 5}</div></div>"

@@ -3,6 +3,7 @@ furniture, what is hidden, sign-up boxes, captions, and blocks named like boiler
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -436,6 +437,10 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measur
     drawers.update([element for drawer in drawers for element in drawer.iter("aside")])
     listings = listing_captions(root) if furniture else set()
 
+    @functools.cache
+    def titled_asides() -> set[Element]:
+        return _titled_asides(root)
+
     def unseen(child: Element, tag: str) -> bool:
         if not tag or tag.startswith("{") or tag in UNSEEN or (tag == "noscript" and _asks_for_javascript(child)):
             return True
@@ -445,7 +450,7 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measur
             and (tag in FURNITURE or is_furniture(child))
             and child not in around_main
             and child not in listings
-            and not (tag == "aside" and is_callout(child))
+            and not (tag == "aside" and (is_callout(child) or child in titled_asides()))
         )
 
     def unwanted(child: Element, tag: str) -> bool:
@@ -492,6 +497,16 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measur
 
 
 MENU_LINK_SHARE = 0.5
+
+
+def _titled_asides(root: Element) -> set[Element]:
+    """The ``aside`` elements around the page's one ``h1``: a story set in an ``aside``
+    (``aside.blogPost``, as some themes wrote HTML5's new tags in 2012) holds the page's title. Its
+    one: a page that titles every box ``h1`` titles its sidebar's widgets so too."""
+    titles = list(root.iter("h1"))
+    if len(titles) != 1:
+        return set()
+    return {aside for aside in root.iter("aside") if titles[0] in set(aside.iter("h1"))}
 
 
 def _folds_a_menu(details: Element, measures: Measures) -> bool:
