@@ -1148,6 +1148,49 @@ def test_a_story_set_in_an_aside_holding_the_pages_one_title_is_the_story():
     assert "Install the client" not in markdown(page), "a page titling every box h1 titles its sidebar so too"
 
 
+def test_the_entry_a_page_marks_up_as_its_entry_is_the_content_beside_longer_text():
+    tweets = "".join(
+        f"<li class='hentry'><span class='entry-title author'>@kettles</span><div class='entry-content'>"
+        f"Tweet {n}: our team takes on the new steam rules this week at the ministry. #kettles</div></li>"
+        for n in range(4)
+    )
+    related = "".join(f"<li><a href='/r/{n}'>Kettle story {n}</a></li>" for n in range(10))
+    scores = "".join(f"<tr><td>Team {n}</td><td>{n} wins, {9 - n} losses, {n * 3} points</td></tr>" for n in range(30))
+    story = (
+        "<div class='hentry'><h1 class='entry-title'>Quiet kettle wins the award</h1>"
+        f"<div class='entry-content'>{KETTLE_PROSE * 4}</div></div>"
+    )
+    page = f"<div role='main'>{story}<h3>Related</h3><ul>{related}</ul></div><table>{scores}</table><ul>{tweets}</ul>"
+    text = markdown(page)
+    assert "boils a litre in three minutes" in text
+    assert "Kettle story 4" not in text, "the entry, not the main landmark around it"
+    assert "Tweet 2" not in text
+
+    entries = "".join(
+        f"<div class='hentry'><h2 class='entry-title'>Post {n}</h2><div class='entry-content'>{KETTLE_PROSE}</div></div>"
+        for n in range(5)
+    )
+    listing = markdown(f"<div role='main'>{entries}<h3>Related</h3><ul>{related}</ul></div><table>{scores}</table>")
+    assert all(f"Post {n}" in listing for n in range(5)), "a blog's home page marks every post; none is the page"
+
+
+def test_a_short_story_under_its_title_is_the_page_but_a_service_pages_intro_is_not():
+    related = "".join(
+        f"<li><a href='/r/{n}'>Kettle story {n}</a><span class='date'>Oct {n + 1}, 2012</span>"
+        f"<span class='count'>{n * 7} comments so far</span></li>"
+        for n in range(60)
+    )
+    story = f"<div class='post'><h1>The kettle that whispers</h1><div class='text'>{KETTLE_PROSE * 3}</div></div>"
+    text = markdown(f"<div id='page'>{story}<div id='more'><h3>More stories</h3><ul>{related}</ul></div></div>")
+    assert "boils a litre in three minutes" in text
+    assert "Kettle story 12" not in text, "the story, not the lists beside it"
+
+    sections = "".join(f"<section><h2>Service {n}</h2>{DOC_PROSE}</section>" for n in range(3))
+    service = f"<div class='hero'><h1>Kettle repair</h1><div class='text'>{KETTLE_PROSE * 3}</div></div>{sections}"
+    text = markdown(f"<div id='page'>{service}<div id='more'><h3>More stories</h3><ul>{related}</ul></div></div>")
+    assert "Service 2" in text and text.count("Install the client") == 3, "the intro is one section of the page"
+
+
 def test_a_story_in_a_share_bars_box_beside_a_sponsors_prose_is_still_the_story():
     share_bar = "<div class='share-buttons'><a href='/tw'>Tweet</a> <a href='/fb'>Share</a></div>"
     story = f"<div class='share_wrapper'>{share_bar}<div class='article'>{KETTLE_PROSE * 5}</div></div>"

@@ -171,9 +171,7 @@ def main_content(
     share = measures.chars.get(top, 0) / measures.chars.get(body, 1)
     slides_or_rows = top.tag == "table" or bool(class_words(top) & CAROUSELS)
     one_section = declared is None and (slides_or_rows or share < (ARTICLE_SHARE if article else SECTIONS_SHARE))
-    if one_section and (
-        slides_or_rows or _main_landmark(body, measures) is not None or not _holds_the_words(top, body, measures)
-    ):
+    if one_section and (slides_or_rows or not _stands_alone(top, body, measures, title)):
         return None
     top = _thread(top, measures)
     wrapper = _outer_wrapper(top, body, measures)
@@ -271,24 +269,10 @@ def _lead(body: Element, chosen: Element, measures: Measures, title_text: str) -
         return []
     first = chosen[0]
     taken = {id(element) for element in chosen.iter()}
-    title = headline = None
-    wanted = title_words(title_text)
-    for element in body.iter():
-        if element is first:
-            break
-        if element.tag == "h1":
-            title = element
-        elif _is_headline(element, wanted):
-            headline = element
-    title = title if title is not None else headline
-    if title is None:
-        return []
-    above_title = set(ancestors(title, measures))
-    common = measures.parent.get(first)
-    while common is not None and common not in above_title:
-        common = measures.parent.get(common)
+    title = _title_before(body, first, title_text)
     held = sum(measures.chars.get(member, 0) for member in chosen)
-    if common is None or common.tag in ("body", "html") or measures.chars.get(common, 0) > LEAD_SPAN * held:
+    common = _title_block(title, first, measures, held) if title is not None else None
+    if common is None:
         return []
     in_figures = {id(inner) for figure in common.iter("figure") for inner in figure.iter()}
     around_content = set(ancestors(first, measures))
@@ -319,6 +303,33 @@ def _lead(body: Element, chosen: Element, measures: Measures, title_text: str) -
             lead.append(element)
             caption_due = False
     return []
+
+
+def _title_before(body: Element, first: Element, title_text: str) -> Element | None:
+    """The page's title above ``first``: the last ``h1`` before it (a site's logo can be an ``h1``
+    too), or without one the headline (``_is_headline``)."""
+    title = headline = None
+    wanted = title_words(title_text)
+    for element in body.iter():
+        if element is first:
+            break
+        if element.tag == "h1":
+            title = element
+        elif _is_headline(element, wanted):
+            headline = element
+    return title if title is not None else headline
+
+
+def _title_block(title: Element, first: Element, measures: Measures, held: int) -> Element | None:
+    """The block holding both ``title`` and ``first``, when it says little else than the ``held``
+    characters of content (at most ``LEAD_SPAN`` times as much: the article, not the page around it)."""
+    above_title = set(ancestors(title, measures))
+    common = measures.parent.get(first)
+    while common is not None and common not in above_title:
+        common = measures.parent.get(common)
+    if common is None or common.tag in ("body", "html") or measures.chars.get(common, 0) > LEAD_SPAN * held:
+        return None
+    return common
 
 
 LEAD_SPAN = 1.5
@@ -481,6 +492,49 @@ def _holds_the_words(top: Element, body: Element, measures: Measures) -> bool:
     unlinked = measures.chars.get(body, 0) - measures.link_chars.get(body, 0)
     chars = measures.chars.get(top, 0)
     return chars >= STORY_CHARS and measures.link_density(top) < STORY_LINK_SHARE and chars >= SECTIONS_SHARE * unlinked
+
+
+def _stands_alone(top: Element, body: Element, measures: Measures, title: str) -> bool:
+    """Whether ``top``, short against the page, is its content all the same: the entry the page
+    marks up as such (``_the_entrys_content``), a titled story that is the page's only prose
+    (``_titled_story``), or, on a page without a ``main`` landmark, running text holding enough of
+    what the page says (``_holds_the_words``)."""
+    return (
+        _the_entrys_content(top, body, measures)
+        or _titled_story(top, body, measures, title)
+        or (_main_landmark(body, measures) is None and _holds_the_words(top, body, measures))
+    )
+
+
+def _the_entrys_content(top: Element, body: Element, measures: Measures) -> bool:
+    """Whether ``top`` is the page's entry by its hAtom markup: an ``entry-content`` holding
+    ``ENTRY_SHARE`` of what the page's ``entry-content`` blocks say. Blogs and news sites of the
+    microformats' years mark their story so, beside a sidebar and a footer four times as long;
+    a blog's home page marks each of its posts, none of which holds that share, and the feed of
+    tweets beside a story marks each tweet, together far shorter than the story."""
+    if "entry-content" not in (top.get("class") or "").split():
+        return False
+    entries = (element for element in body.iter() if "entry-content" in (element.get("class") or "").split())
+    return measures.chars.get(top, 0) >= ENTRY_SHARE * sum(measures.chars.get(entry, 0) for entry in entries)
+
+
+ENTRY_SHARE = 0.6
+
+
+def _titled_story(top: Element, body: Element, measures: Measures, title_text: str) -> bool:
+    """Whether ``top`` is prose under the page's title, in a block saying little else (``_title_block``),
+    and the page has no other prose. A short post under its headline, beside an archive, a blogroll
+    and lists of related posts, is the page; an intro under a service page's or a shop's title is
+    one section among others that are prose too (or, on a category page, the one prose above the
+    products: there the intro stays alone, which WCXB's dev split shows costs little)."""
+    if not is_prose(top, measures):
+        return False
+    title = _title_before(body, top, title_text)
+    block = _title_block(title, top, measures, measures.chars.get(top, 0)) if title is not None else None
+    if block is None:
+        return False
+    elsewhere = set(body.iter()) - set(ancestors(block, measures)) - set(block.iter())
+    return not any(is_prose(element, measures) for element in elsewhere)
 
 
 STORY_CHARS = 200
