@@ -1174,6 +1174,34 @@ def test_the_entry_a_page_marks_up_as_its_entry_is_the_content_beside_longer_tex
     assert all(f"Post {n}" in listing for n in range(5)), "a blog's home page marks every post; none is the page"
 
 
+def test_the_page_around_its_one_entry_is_not_taken_for_more_of_it_but_its_comments_are():
+    blurbs = "".join(
+        f"<div class='entry'><span>November {n}</span><h4><a href='/p/{n}'>Kettle tip {n}</a></h4>"
+        f"<p>Descaling, steam and the quiet boil: tip {n} of the series says what to do first and why.</p></div>"
+        for n in range(6)
+    )
+    about = f"<div class='about'><h3>About this blog</h3>{DOC_PROSE * 2}</div>"
+    post = (
+        "<div class='post hentry'><h2 class='entry-title'>The kettle that whispers</h2>"
+        f"<div class='entry-content'>{KETTLE_PROSE * 6}</div></div>"
+    )
+    page = f"<div class='blog wrap'><div id='content'>{post}</div><div id='sidebar'>{blurbs}{about}</div></div>"
+    text = markdown(page)
+    assert "boils a litre in three minutes" in text
+    assert "Install the client" not in text, "the blog's about box is no part of the post"
+    assert "Kettle tip 3" not in text
+
+    comments = "".join(
+        f"<li class='comment'><cite>Reader {n}</cite><p>{'Mine boils just as quietly, and keeps warm for an hour. ' * 3}</p></li>"
+        for n in range(8)
+    )
+    thread = f"<div class='comments'><h3>8 comments</h3><ol>{comments}</ol></div>"
+    text = markdown(
+        f"<div class='blog wrap'><div id='content'>{post}{thread}</div><div id='sidebar'>{about}</div></div>"
+    )
+    assert "Reader 2" in text, "a page that does not declare an article keeps the entry's comments"
+
+
 def test_a_short_story_under_its_title_is_the_page_but_a_service_pages_intro_is_not():
     related = "".join(
         f"<li><a href='/r/{n}'>Kettle story {n}</a><span class='date'>Oct {n + 1}, 2012</span>"
@@ -1188,7 +1216,8 @@ def test_a_short_story_under_its_title_is_the_page_but_a_service_pages_intro_is_
     sections = "".join(f"<section><h2>Service {n}</h2>{DOC_PROSE}</section>" for n in range(3))
     service = f"<div class='hero'><h1>Kettle repair</h1><div class='text'>{KETTLE_PROSE * 3}</div></div>{sections}"
     text = markdown(f"<div id='page'>{service}<div id='more'><h3>More stories</h3><ul>{related}</ul></div></div>")
-    assert "Service 2" in text and text.count("Install the client") == 3, "the intro is one section of the page"
+    assert "Service 2" in text
+    assert text.count("Install the client") == 3, "the intro is one section of the page"
 
 
 def test_a_story_in_a_share_bars_box_beside_a_sponsors_prose_is_still_the_story():

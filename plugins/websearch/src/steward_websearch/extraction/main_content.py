@@ -28,7 +28,7 @@ from steward_websearch.extraction.blocks import (
     title_words,
     worthy_paragraph,
 )
-from steward_websearch.extraction.roles import PORTRAITS, ROLE_WORDS, class_weight, class_words, is_hidden
+from steward_websearch.extraction.roles import PORTRAITS, ROLE_WORDS, TALK, class_weight, class_words, is_hidden
 from steward_websearch.extraction.tree import Measures, ancestors, is_inside, paragraph_text
 from steward_websearch.extraction.vocabulary import HEADINGS, INLINE, PICTURES
 
@@ -628,17 +628,29 @@ def _widen(top: Element, scores: dict[Element, float], measures: Measures) -> El
 
     Articles split into chunks (between ads, or in a grid) put their paragraphs in cousins that
     sibling inclusion alone would miss; what the wider choice brings in that is not prose,
-    ``clean`` takes out again.
+    ``clean`` takes out again. Not past the entry the page marks up (hAtom's ``hentry``): around
+    it is the blog's column with its sidebar (an "About this blog", a recent post's blurb per
+    line), unless the wider block brings the entry's readers' comments, whose convention the
+    steps after this one keep (``TALK``, prose).
     """
     prose = measures.prose_chars.get(top, 0)
     best, best_prose = top, prose * 1.5 + 300
     ancestor, level = measures.parent.get(top), 0
     while ancestor is not None and ancestor.tag not in ("body", "html") and level < 5:
+        if _is_entry(top) and not any(
+            class_words(element) & TALK and is_prose(element, measures) for element in ancestor.iter()
+        ):
+            break
         wider = measures.prose_chars.get(ancestor, 0)
         if wider > best_prose and measures.link_density(ancestor) < 0.3:
             best, best_prose = ancestor, wider
-        ancestor, level = measures.parent.get(ancestor), level + 1
+        top, ancestor, level = ancestor, measures.parent.get(ancestor), level + 1
     return best
+
+
+def _is_entry(element: Element) -> bool:
+    """Whether the page marks ``element`` as an entry, a post (hAtom)."""
+    return "hentry" in (element.get("class") or "").split()
 
 
 def _declared_body(top: Element, measures: Measures) -> Element | None:
