@@ -506,7 +506,7 @@ def _titled_asides(root: Element) -> set[Element]:
     titles = list(root.iter("h1"))
     if len(titles) != 1:
         return set()
-    return {aside for aside in root.iter("aside") if titles[0] in set(aside.iter("h1"))}
+    return {aside for aside in root.iter("aside") if any(title is titles[0] for title in aside.iter("h1"))}
 
 
 def _folds_a_menu(details: Element, measures: Measures) -> bool:
