@@ -1148,6 +1148,14 @@ def test_a_story_set_in_an_aside_holding_the_pages_one_title_is_the_story():
     assert "Install the client" not in markdown(page), "a page titling every box h1 titles its sidebar so too"
 
 
+def entry(title: str, prose: str, heading: str = "h2") -> str:
+    """A post marked up as hAtom marks it: the entry, its title, its content."""
+    return (
+        f"<div class='post hentry'><{heading} class='entry-title'>{title}</{heading}>"
+        f"<div class='entry-content'>{prose}</div></div>"
+    )
+
+
 def test_the_entry_a_page_marks_up_as_its_entry_is_the_content_beside_longer_text():
     tweets = "".join(
         f"<li class='hentry'><span class='entry-title author'>@kettles</span><div class='entry-content'>"
@@ -1156,20 +1164,14 @@ def test_the_entry_a_page_marks_up_as_its_entry_is_the_content_beside_longer_tex
     )
     related = "".join(f"<li><a href='/r/{n}'>Kettle story {n}</a></li>" for n in range(10))
     scores = "".join(f"<tr><td>Team {n}</td><td>{n} wins, {9 - n} losses, {n * 3} points</td></tr>" for n in range(30))
-    story = (
-        "<div class='hentry'><h1 class='entry-title'>Quiet kettle wins the award</h1>"
-        f"<div class='entry-content'>{KETTLE_PROSE * 4}</div></div>"
-    )
+    story = entry("Quiet kettle wins the award", KETTLE_PROSE * 4, heading="h1")
     page = f"<div role='main'>{story}<h3>Related</h3><ul>{related}</ul></div><table>{scores}</table><ul>{tweets}</ul>"
     text = markdown(page)
     assert "boils a litre in three minutes" in text
     assert "Kettle story 4" not in text, "the entry, not the main landmark around it"
     assert "Tweet 2" not in text
 
-    entries = "".join(
-        f"<div class='hentry'><h2 class='entry-title'>Post {n}</h2><div class='entry-content'>{KETTLE_PROSE}</div></div>"
-        for n in range(5)
-    )
+    entries = "".join(entry(f"Post {n}", KETTLE_PROSE) for n in range(5))
     listing = markdown(f"<div role='main'>{entries}<h3>Related</h3><ul>{related}</ul></div><table>{scores}</table>")
     assert all(f"Post {n}" in listing for n in range(5)), "a blog's home page marks every post; none is the page"
 
@@ -1181,10 +1183,7 @@ def test_the_page_around_its_one_entry_is_not_taken_for_more_of_it_but_its_comme
         for n in range(6)
     )
     about = f"<div class='about'><h3>About this blog</h3>{DOC_PROSE * 2}</div>"
-    post = (
-        "<div class='post hentry'><h2 class='entry-title'>The kettle that whispers</h2>"
-        f"<div class='entry-content'>{KETTLE_PROSE * 6}</div></div>"
-    )
+    post = entry("The kettle that whispers", KETTLE_PROSE * 6)
     page = f"<div class='blog wrap'><div id='content'>{post}</div><div id='sidebar'>{blurbs}{about}</div></div>"
     text = markdown(page)
     assert "boils a litre in three minutes" in text
