@@ -512,9 +512,9 @@ def _the_entrys_content(top: Element, body: Element, measures: Measures) -> bool
     microformats' years mark their story so, beside a sidebar and a footer four times as long;
     a blog's home page marks each of its posts, none of which holds that share, and the feed of
     tweets beside a story marks each tweet, together far shorter than the story."""
-    if "entry-content" not in (top.get("class") or "").split():
+    if not _marked_as(top, "entry-content"):
         return False
-    entries = (element for element in body.iter() if "entry-content" in (element.get("class") or "").split())
+    entries = (element for element in body.iter() if _marked_as(element, "entry-content"))
     return measures.chars.get(top, 0) >= ENTRY_SHARE * sum(measures.chars.get(entry, 0) for entry in entries)
 
 
@@ -649,7 +649,13 @@ def _widen(top: Element, scores: dict[Element, float], measures: Measures) -> El
 
 def _is_entry(element: Element) -> bool:
     """Whether the page marks ``element`` as an entry, a post (hAtom)."""
-    return "hentry" in (element.get("class") or "").split()
+    return _marked_as(element, "hentry")
+
+
+def _marked_as(element: Element, microformat: str) -> bool:
+    """Whether ``element``'s class holds ``microformat``'s class name whole (hAtom's ``hentry``,
+    ``entry-content``): the page's own markup, read as written, not as role words."""
+    return microformat in (element.get("class") or "").split()
 
 
 def _holds_replies(element: Element, measures: Measures) -> bool:
