@@ -2851,3 +2851,35 @@ def test_a_guide_written_below_the_main_landmark_comes_with_it():
     assert "Lens 60, 50 mm f/1.8" in text
     assert "A prime lens 2 lets in more light" in text, "prose beside main is the page's too"
     assert "About us" not in text
+
+
+def reference_page(head: str = "") -> str:
+    """An API reference set as sections side by side, as Node's is: a short overview, one long
+    class, a usage line with its code."""
+    members = "".join(
+        f"<h3>console.method{n}()</h3><p>Prints to stdout with a newline, formatting each of its arguments the way"
+        f" util.format() does, method {n} of the class, and returns nothing at all to its caller.</p>"
+        for n in range(12)
+    )
+    return markdown(
+        f"{NAV}<div role='main'><h2>Console</h2>"
+        "<section><h3>Overview</h3><p>The module exports a Console class and a global console.</p></section>"
+        f"<section><h3>Class: Console</h3>{members}</section>"
+        "<section><h3>Usage</h3><pre><code>node --inspect app.js</code></pre><p>Then open the inspector.</p></section>"
+        "<section><h3>See also</h3><p><a href='/util'>util</a> <a href='/repl'>repl</a> <a href='/tty'>tty</a>"
+        " <a href='/process'>process</a></p></section></div>",
+        head,
+    )
+
+
+def test_the_short_sections_beside_a_long_one_are_parts_of_the_same_document():
+    text = reference_page()
+    assert "method11()" in text
+    assert "The module exports a Console class" in text, "the overview before the long section"
+    assert "node --inspect app.js" in text, "the usage after it, its code with it"
+    assert "[repl]" not in text, "a section of links is no part of what the page says"
+    assert "Home" not in text
+
+
+def test_sections_after_a_declared_articles_story_are_not_its_parts():
+    assert "node --inspect app.js" not in reference_page(ARTICLE_TYPE)

@@ -123,7 +123,8 @@ def main_content(
     a product's reviews are records alike too, and the page is more than its reviews. Siblings
     are then looked for beside the outermost wrapper that holds nothing but the candidate
     (``_outer_wrapper``); a block before that wrapper which holds the page's ``h1`` is the title's
-    header, whose lead ``_lead`` takes and whose datelines and share buttons it leaves.
+    header, whose lead ``_lead`` takes and whose datelines and share buttons it leaves. A
+    ``section`` takes its sibling sections with it (``_another_section``), but for a declared article's.
 
     ``measures`` are the body's as it stands, when the caller has them (``remove_boilerplate``
     hands them on): measuring a page costs as much as some of the passes over it.
@@ -193,6 +194,7 @@ def main_content(
             or scores.get(sibling, -1e9) + bonus >= threshold
             or worthy_paragraph(sibling, measures)
             or is_data(sibling, measures)
+            or (not article and _another_section(top, sibling, measures))
         ):
             if before is not None and before.tag in HEADINGS and (not len(chosen) or chosen[-1] is not before):
                 chosen.append(before)
@@ -202,6 +204,29 @@ def main_content(
     if lead:
         chosen[:0] = lead
     return chosen
+
+
+def _another_section(top: Element, sibling: Element, measures: Measures) -> bool:
+    """Whether ``sibling`` is another part of the document ``top`` is a part of: both are HTML
+    ``section`` elements (sectioning: the parts of one whole, side by side), and the sibling says
+    something (``SECTION_CHARS``) other than links (``SECTION_LINK_SHARE``).
+
+    Reference pages and service pages set each part in a ``section`` of its own: an API's
+    overview beside its classes, the usage beside the example, a service's "how it works" beside
+    its prices. The scores keep the longest and, of the others, only what scores a fifth as
+    much; the short parts are the page's all the same. Not on a page that declares itself an
+    article (``main_content``'s caller says so): there the sections after the story are its
+    related posts and calls to action."""
+    return (
+        top.tag == "section"
+        and sibling.tag == "section"
+        and measures.chars.get(sibling, 0) >= SECTION_CHARS
+        and measures.link_density(sibling) < SECTION_LINK_SHARE
+    )
+
+
+SECTION_CHARS = 50
+SECTION_LINK_SHARE = 0.3
 
 
 def _best(body: Element, scores: dict[Element, float], measures: Measures) -> tuple[Element | None, Element | None]:
