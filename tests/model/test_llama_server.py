@@ -190,6 +190,12 @@ def test_real_embeddings_have_576_dimensions_and_rerank_a_search(embedding_serve
     assert len(set(scores)) > 1, "real vectors tell the results apart"
 
 
+DIGEST_WAIT = 150
+"""Seconds the test's client waits for a digest: longer than the model's own timeout (120 s), so
+that a slow model fails as the service reports it, not as the client giving up first (at its
+default 30 s, on a 2-core machine busy with more than the test)."""
+
+
 def test_a_digest_is_written_by_the_real_model(chat_server, tmp_path):
     from loopback import TEST_ADDRESS
     from upstreams import SearxShaped, Site
@@ -205,7 +211,7 @@ def test_a_digest_is_written_by_the_real_model(chat_server, tmp_path):
         }
         with serve_host([steward_websearch], data_dir=tmp_path, config={"plugins": {"websearch": settings}}) as served:
             served.set_policy("web_search_enabled", True)
-            fetched = served.client(**SERVICE_KEY).post(
+            fetched = served.client(**SERVICE_KEY, timeout=DIGEST_WAIT).post(
                 "/v1/fetch", json={"url": f"{site_url}/article", "mode": "digest", "question": "What do kettles do?"}
             )
     assert fetched.status_code == 200, fetched.text

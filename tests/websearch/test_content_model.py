@@ -371,6 +371,21 @@ def test_an_accordions_questions_set_in_the_buttons_that_open_them_are_kept():
     assert "Add to cart" not in text, "a button that is no heading's text says what it does"
 
 
+def test_a_button_beside_a_headings_own_words_is_a_control():
+    text = markdown(
+        "<main><h2>Enum Result <button id='copy-path' title='Copy item path to clipboard'>Copy item path</button>"
+        f"</h2><p>{'Result is the type used for returning and propagating errors, Ok or Err. ' * 4}</p>"
+        "<h2>Average ratings <button class='link'>See more</button></h2>"
+        f"<p>{'Four and a half stars from two hundred reviews, most of them about the noise. ' * 3}</p>"
+        "<h2><button aria-expanded='false'>Is the lid dishwasher safe?</button></h2><p>Yes, on the top rack.</p></main>"
+    )
+    assert "## Enum Result" in text
+    assert "Copy item path" not in text, "the button says what it does, not what the heading says"
+    assert "## Average ratings" in text
+    assert "See more" not in text
+    assert "## Is the lid dishwasher safe?" in text, "a heading set in its button has its words there"
+
+
 def test_the_panels_a_reader_opens_are_kept_but_hidden_menus_modals_and_copies_are_not():
     page = (
         "<main><h1>Online certificates</h1><p>Short courses that end in a certificate you can show.</p>"

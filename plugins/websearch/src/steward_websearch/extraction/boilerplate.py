@@ -365,16 +365,30 @@ CAPTION_CHARS = 300
 
 
 def _read_headings_buttons(root: Element) -> None:
-    """Make each ``button`` inside a heading a ``span``: an accordion's question ("What are the
-    prerequisites?") is the heading's text, set in the button that opens its answer (Bootstrap's
-    ``h2.accordion-header > button.accordion-button``). Its class goes with it: ``accordion-button``
-    would read as a control drawn as a button (``cleaning.drop_controls``). Other buttons say what
-    they do, and go."""
+    """Make the ``button`` a heading's text is set in a ``span``: an accordion's question ("What
+    are the prerequisites?") is the heading's text, set in the button that opens its answer
+    (Bootstrap's ``h2.accordion-header > button.accordion-button``). Its class goes with it:
+    ``accordion-button`` would read as a control drawn as a button (``cleaning.drop_controls``).
+    A heading that says something besides its buttons has its words outside them, and the
+    buttons beside them are controls, as all other buttons are, and go: rustdoc's "Copy item
+    path" beside the item's name, a shop's "See more" beside a section's title."""
     for tag in HEADINGS:
         for heading in root.iter(tag):
-            for button in heading.iter("button"):
-                button.tag = "span"
-                button.attrib.pop("class", None)
+            buttons = list(heading.iter("button"))
+            if buttons and not _says_besides(heading, buttons):
+                for button in buttons:
+                    button.tag = "span"
+                    button.attrib.pop("class", None)
+
+
+def _says_besides(element: Element, inner: list[Element]) -> bool:
+    """Whether ``element`` has text of its own outside the ``inner`` elements it holds, spaces aside."""
+    said = sum(_visible_chars(part) for part in inner)
+    return _visible_chars(element) > said
+
+
+def _visible_chars(element: Element) -> int:
+    return sum(len(word) for word in "".join(element.itertext()).split())
 
 
 def listing_captions(root: Element) -> set[Element]:
