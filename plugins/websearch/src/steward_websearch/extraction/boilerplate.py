@@ -383,11 +383,11 @@ def _read_headings_buttons(root: Element) -> None:
 
 def _says_besides(element: Element, inner: list[Element]) -> bool:
     """Whether ``element`` has text of its own outside the ``inner`` elements it holds, spaces aside."""
-    said = sum(_visible_chars(part) for part in inner)
-    return _visible_chars(element) > said
+    said = sum(_non_space_chars(part) for part in inner)
+    return _non_space_chars(element) > said
 
 
-def _visible_chars(element: Element) -> int:
+def _non_space_chars(element: Element) -> int:
     return sum(len(word) for word in "".join(element.itertext()).split())
 
 

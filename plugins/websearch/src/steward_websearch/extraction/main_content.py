@@ -123,8 +123,9 @@ def main_content(
     a product's reviews are records alike too, and the page is more than its reviews. Siblings
     are then looked for beside the outermost wrapper that holds nothing but the candidate
     (``_outer_wrapper``); a block before that wrapper which holds the page's ``h1`` is the title's
-    header, whose lead ``_lead`` takes and whose datelines and share buttons it leaves. A
-    ``section`` takes its sibling sections with it (``_another_section``), but for a declared article's.
+    header, whose lead ``_lead`` takes and whose datelines and share buttons it leaves. On a page
+    that does not declare itself an article, a ``section`` takes its sibling sections with it
+    (``_another_section``).
 
     ``measures`` are the body's as it stands, when the caller has them (``remove_boilerplate``
     hands them on): measuring a page costs as much as some of the passes over it.
