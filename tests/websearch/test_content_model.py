@@ -2898,3 +2898,94 @@ def test_the_short_sections_beside_a_long_one_are_parts_of_the_same_document():
 
 def test_sections_after_a_declared_articles_story_are_not_its_parts():
     assert "node --inspect app.js" not in reference_page(ARTICLE_TYPE)
+
+
+def themed_docs_page(sidebar_class: str) -> str:
+    """A short Sphinx page as pydata-sphinx-theme and sphinx-book-theme lay it out: the project's
+    sidebar (its blurb, its links) beside a ``main`` whose ``article`` is one section, the id of
+    which spells a title opening with a role word."""
+    links = "".join(f"<li><a href='/{n}.html'>Guide {n}</a></li>" for n in range(8))
+    blurb = (
+        "<p>Kettlelib is an elegant and simple library for boiling water from Python, built for people who"
+        " like their tea hot and their code short, and tested on every kettle we could find.</p>"
+    )
+    return markdown(
+        f"{NAV}<div class='{sidebar_class}'><p class='logo'><a href='/'>Kettlelib</a></p>{blurb * 2}"
+        f"<h3>Useful Links</h3><ul>{links}</ul></div>"
+        "<main class='bd-main'><div class='bd-content'><article class='bd-article'>"
+        "<section id='community-updates'><h1>Community Updates</h1><p>If you would like to stay up to date on"
+        " the community and development of Kettlelib, there are several options.</p><section id='github'>"
+        "<h2>GitHub</h2><p>The best way to track the development of Kettlelib is through its repository.</p>"
+        "</section></section></article></div></main>"
+    )
+
+
+@pytest.mark.parametrize("sidebar_class", ["bd-sidebar-primary bd-sidebar", "sidebar-primary-item"])
+def test_a_themes_sidebar_beside_a_short_page_in_main_is_furniture(sidebar_class: str):
+    text = themed_docs_page(sidebar_class)
+    assert "stay up to date on the community" in text, "the section that is all the article says is the page"
+    assert "The best way to track the development" in text
+    assert "elegant and simple" not in text, "the sidebar beside main says more, and is still a sidebar"
+    assert "Guide 3" not in text
+
+
+def test_a_block_named_like_furniture_that_is_all_its_article_says_is_the_article():
+    aside = "".join(f"<p>Kettle {n} boils in three minutes and costs {n}9 pounds.</p>" for n in range(6))
+    text = markdown(
+        f"{NAV}<div class='columns'><article><div id='community-news'><h1>Community news</h1><p>The descaling"
+        f" meetup moves to Thursdays, and the next one is in Leeds.</p></div></article>"
+        f"<div class='shop-window'>{aside}</div></div>"
+    )
+    assert "The descaling meetup moves to Thursdays" in text
+
+
+def api_reference(
+    functions: list[str], example: str, returned: str = "<code class='docutils literal'>Kettle</code>"
+) -> str:
+    """A Sphinx API page: each function's signature over its field list ("Parameters", "Returns")."""
+    entries = "".join(
+        f"<dl class='py function'><dt class='sig sig-object py' id='kettle.{name}'>"
+        f"<span class='sig-name descname'><span class='pre'>kettle.{name}</span></span>(<em>litres</em>)</dt>"
+        f"<dd><p>Boils the water with the {name} programme.</p><dl class='field-list simple'>"
+        "<dt class='field-odd'>Parameters<span class='colon'>:</span></dt><dd class='field-odd'><p><strong>litres"
+        f"</strong> – how much water to {name}.</p></dd><dt class='field-even'>Returns<span class='colon'>:</span></dt>"
+        f"<dd class='field-even'><p>the {returned} once it is done with {name}</p></dd>"
+        "</dl></dd></dl>"
+        for name in functions
+    )
+    return markdown(
+        f"{NAV}<div role='main'><section id='api'><h1>Developer Interface</h1><p>This part of the documentation"
+        f" covers all the interfaces of Kettlelib, the functions and the classes alike.</p>{example}{entries}"
+        "</section></div>"
+    )
+
+
+def test_the_terms_every_function_of_a_reference_repeats_are_its_outline():
+    text = api_reference(["boil", "simmer", "warm", "descale"], "<pre>&gt;&gt;&gt; kettle.boil(1)</pre>")
+    assert text.count("Parameters") == 4, "each function's field list keeps its terms"
+    assert text.count("Returns") == 4
+    assert "how much water to descale." in text
+
+
+def test_a_repeated_term_is_still_a_label_where_no_code_is_shown():
+    assert "Parameters" not in api_reference(["boil", "simmer", "warm", "descale"], "", returned="Kettle")
+
+
+def test_a_section_whose_sentence_links_and_announces_its_list_of_links_is_the_texts():
+    flows = "".join(
+        f"<li><p><a href='https://oauth.example/flows#{n}'>{name} Application Flow</a></p></li>"
+        for n, name in enumerate(["Web", "Mobile", "Legacy", "Backend"])
+    )
+    prose = "".join(
+        f"<p>Authentication {n} is set per request or per session, and the session sends it with every request"
+        " it makes, to every host the request is redirected to, unless the host changes.</p>"
+        for n in range(6)
+    )
+    text = markdown(
+        f"{NAV}<main><h1>Authentication</h1>{prose}<section id='oauth-2'><h2>OAuth 2</h2><p>The oauthlib"
+        " library also handles OAuth 2. See the <a href='https://oauth.example/flows'>oauthlib OAuth 2"
+        " documentation</a> for the various credential flows:</p>"
+        f"<ul class='simple'>{flows}</ul></section></main>"
+    )
+    assert "Legacy Application Flow" in text
+    assert "also handles OAuth 2" in text

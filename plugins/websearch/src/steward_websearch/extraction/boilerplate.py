@@ -66,7 +66,10 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
     An element named like boilerplate that holds half the page's text is kept: sites wrap whole
     pages in ``Page-ad-margins`` or ``header-wrapper`` as often as they wrap ads. So is a family of
     them (the same boilerplate word) that together hold most of it: on a forum thread or a comment
-    page, the ``comment`` blocks are what the reader came for. Prose under a word that only names a
+    page, the ``comment`` blocks are what the reader came for; but not a family beside the page's
+    ``main`` landmark, when that says something (``_beside_the_main_landmark``: a documentation
+    theme's sidebars can say more than the short page they flank), and a block that is all its
+    ``article`` or ``main`` says is never named away (``_all_the_article_says``). Prose under a word that only names a
     place in the layout (``LAYOUT``: a documentation page's ``layout__header`` holds its
     introduction) is kept too, and so is a block under such a word that heads a section (an ``h2``
     to ``h6``, few of its words links: a landing page's ``SectionHeader`` holding "Customers growing
@@ -101,6 +104,7 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
         drop_unmarked_captions(root, measures)
     total, prose = measures.chars.get(root, 0), measures.prose_chars.get(root, 0)
     suspects = _named_like_boilerplate([root], measures, article=article, total=total, prose=prose)
+    mains = [element for element in root.iter() if is_main(element) and measures.chars.get(element, 0)]
     family_chars: Counter[frozenset[str]] = Counter()
     for child, named in suspects:
         family_chars[named] += measures.chars.get(child, 0)
@@ -113,12 +117,15 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
         or (article and named & ELSEWHERE)
         or (replies_beside_a_story and named & TALK)
         or family_chars[named] < total * FAMILY_SHARE
+        or _beside_the_main_landmark(child, mains, measures)
     ]
     written = [(child, named) for child, named in going if not named & NOTICES]
     if written:
         story, named = max(written, key=lambda suspect: measures.prose_chars.get(suspect[0], 0))
         held = prose - sum(measures.prose_chars.get(child, 0) for child, _ in going if child is not story)
-        if _is_the_story(story, class_words(story), measures, held):
+        if _is_the_story(story, class_words(story), measures, held) and not _beside_the_main_landmark(
+            story, mains, measures
+        ):
             going.remove((story, named))
             going += _named_like_boilerplate([story], measures, article=article, total=total, prose=held)
     gone = remove_each((child for child, _ in going), measures)
@@ -155,6 +162,7 @@ def _named_like_boilerplate(
                     continue
                 if (
                     named
+                    and not _all_the_article_says(child, parent, named, measures)
                     and not _is_the_story(child, words, measures, prose)
                     and (
                         (article and named & ELSEWHERE)
@@ -180,6 +188,30 @@ def _named_like_boilerplate(
 
 
 FAMILY_SHARE = 0.4
+
+
+def _beside_the_main_landmark(element: Element, mains: list[Element], measures: Measures) -> bool:
+    """Whether ``element`` stands beside the page's ``main`` landmarks that say something (``mains``):
+    inside none of them and holding none. A block named like boilerplate there is the page's
+    furniture, however much of the page its family holds: a documentation theme's sidebars
+    (pydata-sphinx-theme's ``bd-sidebar-primary``, a shop's ``sidebar`` of collections) can say
+    more than a short page in the ``main`` they stand beside."""
+    return bool(mains) and not any(
+        element is main or is_inside(element, main, measures) or is_inside(main, element, measures) for main in mains
+    )
+
+
+def _all_the_article_says(child: Element, parent: Element, named: frozenset[str], measures: Measures) -> bool:
+    """Whether ``child`` is all its ``parent``, an ``article`` or the ``main`` landmark, says: then
+    it is that article whatever its name. Sphinx gives a page's one section the id its title
+    spells, and a title opening with a role word ("Community Updates") reads as the role; the
+    section is still the whole article. Readers' replies (each reply an ``article`` of its own)
+    and notices are judged by their names all the same."""
+    return (
+        (parent.tag == "article" or is_main(parent))
+        and not named & (TALK | NOTICES)
+        and measures.chars.get(child, 0) == measures.chars.get(parent, 0) > 0
+    )
 
 
 def _comments_on_code(comment: Element, measures: Measures) -> bool:

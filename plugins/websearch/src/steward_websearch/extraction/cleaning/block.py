@@ -290,6 +290,7 @@ def _looks_like_boilerplate(
         and density > linked
         and not written_link
         and not _a_headed_section(element, measures)
+        and not _linked_as_it_announces(element, measures, linked)
         and not _a_heading_and_its_permalinks(element, measures)
         and not _titles_an_entry(element, measures, records)
     ):
@@ -377,6 +378,21 @@ def _a_headed_section(element: Element, measures: Measures) -> bool:
 
 
 SECTION_CHARS = 300
+
+
+def _linked_as_it_announces(element: Element, measures: Measures, linked: float) -> bool:
+    """Whether ``element``'s links are, but for ``linked`` of it, in lists its own text announces
+    (``_introduced``): a guide's section whose sentence ends "…the various OAuth 2 flows:" over a
+    list of them, each a link. The list is what the sentence says; a rail's links are not
+    announced, or announced as other pages (``POINTS_ELSEWHERE``). Only ``element``'s own lists
+    are read: a block is never read twice for it."""
+    announced = sum(
+        measures.link_chars.get(child, 0) for child in element if child.tag in LISTS and _introduced(child, measures)
+    )
+    if not announced:
+        return False
+    chars = measures.chars.get(element, 0)
+    return (measures.link_chars.get(element, 0) - announced) <= linked * chars
 
 
 def _a_short_sentence(element: Element, text: str) -> bool:
@@ -544,9 +560,15 @@ SECTION_OPENING_LINKS = 0.5
 
 
 def _announcement(items: Element, measures: Measures) -> Element | None:
-    """The unlinked paragraph or heading right before ``items`` that ends with a colon, if any."""
+    """The paragraph or heading right before ``items`` that ends with a colon, if any, less than
+    ``ANNOUNCEMENT_LINKS`` of it links: a sentence may link what it names ("See the requests-oauthlib
+    documentation for the flows:"); a line of links is no announcement."""
     before = measures.previous(items)
-    if before is None or not (before.tag == "p" or before.tag in HEADINGS) or measures.link_density(before) > 0:
+    if (
+        before is None
+        or not (before.tag == "p" or before.tag in HEADINGS)
+        or measures.link_density(before) >= ANNOUNCEMENT_LINKS
+    ):
         return None
     return before if paragraph_text(before).endswith(":") else None
 
@@ -560,6 +582,9 @@ def _points_elsewhere(announcement: Element, measures: Measures) -> bool:
 
 
 ANNOUNCEMENT_CHARS = 100
+
+
+ANNOUNCEMENT_LINKS = 0.5
 
 
 RAIL_POINTERS = (

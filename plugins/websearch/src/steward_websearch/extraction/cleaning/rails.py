@@ -19,11 +19,12 @@ from steward_websearch.extraction.cleaning.block import (
 from steward_websearch.extraction.tree import (
     Measures,
     drop_where,
+    holds,
     outside_code,
     paragraph_text,
     remove_each,
 )
-from steward_websearch.extraction.vocabulary import BLOCKS
+from steward_websearch.extraction.vocabulary import BLOCKS, CODE
 
 
 def drop_teasers(content: Element, *, article: bool, measures: Measures | None = None) -> None:
@@ -136,11 +137,14 @@ def drop_repeated_labels(content: Element, *, article: bool, measures: Measures 
     all its slot ever says (``_slot``: where the template puts it): a job card's "Full-Time", a
     listing's "Brand New", a shoe's "Neutral" repeat as often as a label, but beside "Contract",
     "Pre-Owned", "Maximum" in the same place of other cards; they are the records' data. A term
-    (``dt``) is a label wherever it stands ("Joined" above "Messages"). A label the template fills
+    (``dt``) is a label wherever it stands ("Joined" above "Messages"), but in content that shows
+    code: there terms repeated are the reference's own outline, the "Parameters", "Returns" and
+    "Return type" over each function of a Sphinx API page, and stay. A label the template fills
     with a figure beside every poster's name ("Posts: 138", "Joined: 4 Jul 2012") goes the same way
     (``POSTERS_FIGURE``, ``_beside_a_poster``), though no two of its lines are alike.
     """
     measures = measures or Measures(content)
+    technical = holds(content, CODE)
     seen: dict[str, list[Element]] = {}
     figures: dict[str, list[Element]] = {}
     slots: dict[tuple[str, ...], set[str]] = {}
@@ -162,7 +166,8 @@ def drop_repeated_labels(content: Element, *, article: bool, measures: Measures 
         for elements in seen.values()
         if len(elements) >= LABEL_REPEATS
         for element in elements
-        if element.tag == "dt" or len(slots[_slot(element, measures.parent[element])]) == 1
+        if not (technical and element.tag == "dt")
+        and (element.tag == "dt" or len(slots[_slot(element, measures.parent[element])]) == 1)
     ]
     for elements in figures.values():
         if len(elements) >= LABEL_REPEATS:
