@@ -2989,3 +2989,26 @@ def test_a_section_whose_sentence_links_and_announces_its_list_of_links_is_the_t
     )
     assert "Legacy Application Flow" in text
     assert "also handles OAuth 2" in text
+
+
+def test_an_api_references_section_on_cookies_is_no_cookie_notice():
+    functions = "".join(
+        f"<dl class='py function'><dt class='sig sig-object py' id='kettle.cookies.{name}'>"
+        f"<span class='sig-name descname'><span class='pre'>kettle.cookies.{name}</span></span>(<em>jar</em>)</dt>"
+        f"<dd><p>{said}</p></dd></dl>"
+        for name, said in [
+            ("dict_from_jar", "Returns a dictionary of the cookies the jar holds, by name."),
+            ("add_to_jar", "Adds each cookie of a dictionary to the jar, replacing those of the same name."),
+        ]
+    )
+    prose = "".join(
+        f"<p>Kettlelib {n} sends the session's headers with each request it makes to the kettle's own"
+        " server, and reads the answer as the kettle writes it, a line at a time.</p>"
+        for n in range(4)
+    )
+    text = markdown(
+        f"{NAV}<div role='main'><section id='api'><h1>Developer Interface</h1>{prose}"
+        f"<section id='cookies'><h2>Cookies</h2>{functions}</section></section></div>"
+    )
+    assert "Returns a dictionary of the cookies the jar holds" in text
+    assert "## Cookies" in text

@@ -70,8 +70,9 @@ def class_words(element: Element) -> frozenset[str]:
 def _anchors_its_heading(element: Element, identifier: str) -> bool:
     """Whether ``identifier`` spells the heading that opens ``element`` (one of its first blocks),
     and that heading names a subject: one that opens with a role word ("Related products",
-    "Comments") names the role, unless the section holds code (a framework's guide to its
-    "Cookies", a language's "Comments": no site's furniture shows a code block)."""
+    "Comments") names the role, unless the section shows code (``_shows_code``: a framework's
+    guide to its "Cookies", a language's "Comments", the "Cookies" functions of an API reference:
+    no site's furniture shows a code block or declares a function)."""
     heading = (
         element
         if element.tag in HEADINGS
@@ -92,7 +93,13 @@ def _anchors_its_heading(element: Element, identifier: str) -> bool:
     named = {word for word in _label_words(identifier) if len(word) > 1}
     if not named or not named <= _label_words(title) or first is None:
         return False
-    return first[0].lower() not in ROLE_WORDS or next(element.iter("pre"), None) is not None
+    return first[0].lower() not in ROLE_WORDS or _shows_code(element)
+
+
+def _shows_code(element: Element) -> bool:
+    """Whether ``element`` holds a code block or declares code: a ``pre``, or a block named for
+    the signature it holds (``SIGNATURES``: Sphinx's ``sig`` over each function it documents)."""
+    return any(node.tag == "pre" or _label_words(node.get("class") or "") & SIGNATURES for node in element.iter())
 
 
 HEADING_PLACES = 3
