@@ -233,3 +233,23 @@ def test_a_list_of_links_to_the_pages_sections_and_elsewhere_is_no_table_of_cont
     cleaning.drop_tables_of_contents(content, article=False)
     assert "Rinsing guide" in text(content)
     assert "1 2 3" in text(content), "links to footnotes are no table of contents"
+
+
+def test_the_same_description_of_two_terms_is_no_second_copy():
+    parameters = (
+        "<dl class='field-list'><dt>Parameters</dt><dd><ul><li><strong>url</strong> – the address of the kettle's"
+        " own server.</li><li><strong>data</strong> – what to send in the body of the request.</li></ul></dd></dl>"
+    )
+    content = content_of(
+        f"<section><dl class='function'><dt>kettle.put(url, data)</dt><dd><p>Sends a PUT.</p>{parameters}</dd></dl>"
+        f"<dl class='function'><dt>kettle.patch(url, data)</dt><dd><p>Sends a PATCH.</p>{parameters}</dd></dl>"
+        "</section>"
+    )
+    cleaning.drop_second_copies(content, article=False)
+    assert text(content).count("what to send in the body of the request.") == 2, "each function has its parameters"
+    twice = content_of(
+        f"<section><dl class='function'><dt>kettle.put(url, data)</dt><dd><p>Sends a PUT.</p>{parameters}"
+        f"<div class='narrow'>{parameters}</div></dd></dl></section>"
+    )
+    cleaning.drop_second_copies(twice, article=False)
+    assert text(twice).count("what to send in the body of the request.") == 1, "one term's copy is still a copy"

@@ -31,7 +31,8 @@ def drop_second_copies(content: Element, *, article: bool, measures: Measures | 
     of ``COPY_CHARS`` or more whose first copy is a near relative (a common ancestor at most
     ``COPY_DISTANCE`` levels up). A written block (a paragraph, a heading, a cell) repeated is
     meant (the same lunch on three days of a meal plan); so is a block repeated far away (a
-    documentation page describes one field in the request and in the response); so is anything
+    documentation page describes one field in the request and in the response), and one that
+    describes another term (``_described_apart``: two functions' parameters); so is anything
     in a quote (a reply quotes the post it answers), and code. A preview is a near relative that
     says the first part of another block, cut (``…``, "(more)"): the answer a reader expands to
     read whole is kept whole, once.
@@ -52,7 +53,11 @@ def drop_second_copies(content: Element, *, article: bool, measures: Measures | 
         seen: dict[str, Element] = {}
         for element in elements:
             first = seen.setdefault(paragraph_text(element), element)
-            if first is not element and _near(first, element, measures):
+            if (
+                first is not element
+                and _near(first, element, measures)
+                and not _described_apart(first, element, measures)
+            ):
                 copies.append(element)
     for blocks in by_opening.values():
         if len(blocks) > 1:
@@ -112,6 +117,24 @@ COPY_CHARS = 100
 
 
 COPY_DISTANCE = 3
+
+
+def _described_apart(first: Element, second: Element, measures: Measures) -> bool:
+    """Whether the two copies describe two terms that differ: each in a description (``dd``, or
+    inside one) whose term (the ``dt`` before it) says something else. A description belongs to
+    its term, however alike: an API reference documents PUT and PATCH with the same parameters."""
+    terms = []
+    for element in (first, second):
+        description = enclosing(element, "dd", measures) if element.tag != "dd" else element
+        if description is None:
+            return False
+        term = measures.previous(description)
+        while term is not None and term.tag != "dt":
+            term = measures.previous(term)
+        if term is None:
+            return False
+        terms.append(paragraph_text(term))
+    return terms[0] != terms[1]
 
 
 def _near(first: Element, second: Element, measures: Measures) -> bool:
