@@ -102,6 +102,9 @@ test: install $(HERMES_STAMP) $(MCP1_STAMP) $(WHEELHOUSE_STAMP) $(NODE_STAMP) $(
 # rs-trafilatura's Python binding (trafipy) has wheels for CPython 3.12 and later only: its own venv
 PYTHON312 ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.1[23]*/bin/python) $(shell command -v python3.12 python3.13))
 TRAFIPY_VENV := .venv-trafipy
+# documentation built with many themes from requests' and httpx's sources (make bench REQUESTS=… HTTPX=…)
+DOCS_VENV := .venv-docs
+DOCS_SITES := bench/output/documentation-sites
 
 bench: install
 	$(BIN)/python -m pip install --quiet -r requirements-bench.txt
@@ -109,8 +112,13 @@ bench: install
 	$(BIN)/python bench/executor_overhead.py
 	$(BIN)/python bench/http_throughput.py
 	$(BIN)/python bench/turn_overhead.py
+	$(if $(and $(REQUESTS),$(HTTPX)),test -x $(DOCS_VENV)/bin/python || ($(PYTHON) -m venv $(DOCS_VENV) \
+		&& $(DOCS_VENV)/bin/pip install --quiet -r requirements-docs-sites.txt))
+	$(if $(and $(REQUESTS),$(HTTPX)),$(DOCS_VENV)/bin/python bench/documentation_sites.py \
+		--requests-repository $(REQUESTS) --httpx-repository $(HTTPX) --out $(DOCS_SITES))
 	$(BIN)/python bench/extraction.py $(if $(EXTRACTION_DATA),--data $(EXTRACTION_DATA)) $(if $(WCXB),--wcxb-repository $(WCXB)) \
-		$(if $(TRAFILATURA),--trafilatura-repository $(TRAFILATURA)) $(if $(CLEANING),--cleaning-repository $(CLEANING))
+		$(if $(TRAFILATURA),--trafilatura-repository $(TRAFILATURA)) $(if $(CLEANING),--cleaning-repository $(CLEANING)) \
+		$(if $(and $(REQUESTS),$(HTTPX)),--documentation-sites $(DOCS_SITES))
 	$(BIN)/python bench/fetch_service.py
 	$(BIN)/python bench/search_extras.py
 	$(BIN)/python bench/trust.py

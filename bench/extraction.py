@@ -31,6 +31,10 @@ that must not, matched as written (``tests/evaldata.json``; HTML in ``tests/cach
 the sentences over the whole set), trafilatura run with its evaluation's settings (comments left
 out, tables kept).
 
+With ``--documentation-sites DIR`` (built by ``bench/documentation_sites.py``: requests'
+documentation by Sphinx in 16 themes, httpx's by MkDocs in 3, each page's truth its source as
+text), documentation is scored theme by theme: what a theme lays around a page is no content.
+
 With ``--cleaning-repository DIR`` (a checkout of github.com/j-szulc/html-cleaning-dataset-merged),
 two older corpora with a whole truth per page are scored as the shared ones are: dragnet's 1,381
 news and blog pages of 2012 and L3S-GN1's 621 Google News articles of 2008
@@ -48,6 +52,7 @@ kind of WCXB's held-out split; speed >= 1.0x rs-trafilatura's.
 
     python bench/extraction.py [--corpus wcxb-dev] [--only steward trafilatura] [--limit N]
         [--wcxb-repository DIR] [--trafilatura-repository DIR] [--cleaning-repository DIR]
+        [--documentation-sites DIR]
 """
 
 from __future__ import annotations
@@ -293,6 +298,17 @@ def load_wcxb_split(repository: Path, split: str, limit: int | None) -> list[Pag
     return pages
 
 
+def load_documentation_sites(folder: Path, limit: int | None) -> list[Page]:
+    """Documentation built with many themes by ``bench/documentation_sites.py`` (its
+    ``manifest.json``): each page's truth is its source as text, its kind the generator and theme
+    that laid it out ("sphinx furo", "mkdocs material"), so the report gives one F1 per theme."""
+    pages = []
+    for number, entry in enumerate(json.loads((folder / "manifest.json").read_text())[:limit]):
+        truth = {"articleBody": (folder / entry["truth"]).read_text(), "url": entry["url"], "page_type": entry["site"]}
+        pages.append(Page(f"{number:04d}", (folder / entry["html"]).read_bytes(), truth))
+    return pages
+
+
 def load_trafilatura_evaluation(repository: Path, limit: int | None) -> list[Page]:
     """trafilatura's evaluation set as its repository lays it out: ``tests/evaldata.json`` names,
     per address, the page's file (in ``tests/cache`` or ``tests/eval``) and its ``with`` and
@@ -426,7 +442,8 @@ def report(corpus: str, pages: list[Page], runs: dict[str, Run]) -> None:
             f"{name:26s} F1 {f1:.3f} (P {precision:.3f} / R {recall:.3f})  "
             f"{len(pages) / total:6.1f} pages/s  p99 {p99 * 1000:6.1f} ms"
         )
-        if kinds:
+        sentences = any(page.truth.get("with") for page in pages)
+        if sentences:
             found, wanted = snippets(pages, result.outputs, "with")
             leaked, unwanted = snippets(pages, result.outputs, "without")
             line += f"  with {found}/{wanted}  without leaked {leaked}/{unwanted}"
@@ -436,6 +453,7 @@ def report(corpus: str, pages: list[Page], runs: dict[str, Run]) -> None:
         print(line, flush=True)
         if kinds:
             print(f"{'':26s} by kind: " + by_kind(pairs, pages, kinds), flush=True)
+        if sentences:
             precision, recall, f1 = word_scores(pairs)
             print(f"{'':26s} WCXB's own rule (words, mean of pages): F1 {f1:.3f} (P {precision:.3f} / R {recall:.3f})")
     report_speed(runs)
@@ -587,6 +605,11 @@ def main() -> None:
         help="a checkout of trafilatura's repository: also score its 990-page evaluation set",
     )
     parser.add_argument(
+        "--documentation-sites",
+        type=Path,
+        help="documentation built by bench/documentation_sites.py: also score it, theme by theme",
+    )
+    parser.add_argument(
         "--cleaning-repository",
         type=Path,
         help="a checkout of html-cleaning-dataset-merged: also score dragnet's and L3S-GN1's pages",
@@ -600,6 +623,8 @@ def main() -> None:
             corpora[f"wcxb-{split}-full"] = load_wcxb_split(options.wcxb_repository, split, options.limit)
     if options.cleaning_repository:
         corpora.update(load_cleaning_corpora(options.cleaning_repository, options.limit))
+    if options.documentation_sites:
+        corpora["documentation sites"] = load_documentation_sites(options.documentation_sites, options.limit)
     if "wcxb-dev" in corpora and "wcxb-dev-full" in corpora:
         report_revised_truths(corpora["wcxb-dev"], corpora["wcxb-dev-full"])
     chosen = options.only or [name for name in EXTRACTORS if name != "rs-trafilatura" or RsTrafilatura.available()]

@@ -1,0 +1,149 @@
+"""Documentation sites built here from real sources, each page with its truth: the corpus of
+``bench/extraction.py --documentation-sites``.
+
+Documentation is written once and laid out by a generator's theme: the same page comes with a
+theme's sidebars, headers, tables of contents and footers around it, and what is content does not
+change with the theme. So each page's truth is its source as written, and the corpus is that
+source built with many themes: requests' documentation (reStructuredText, with its API reference)
+by Sphinx with its builtin themes and the popular ones, its truth what Sphinx's text builder
+writes; httpx's (Markdown) by MkDocs with three themes, its truth the Markdown read as text.
+A rule fitted to one theme shows as that theme's row alone.
+
+Run in a venv holding the generators (``make bench REQUESTS=<checkout> HTTPX=<checkout>`` makes
+``.venv-docs`` from ``requirements-docs-sites.txt``); nothing here reaches the network: Sphinx's
+intersphinx, which fetches other projects' inventories, is left out.
+
+    .venv-docs/bin/python bench/documentation_sites.py --requests-repository DIR --httpx-repository DIR --out DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+SPHINX_THEMES = (
+    "alabaster",
+    "classic",
+    "nature",
+    "haiku",
+    "agogo",
+    "bizstyle",
+    "scrolls",
+    "sphinxdoc",
+    "pyramid",
+    "traditional",
+    "furo",
+    "sphinx_rtd_theme",
+    "pydata_sphinx_theme",
+    "sphinx_book_theme",
+    "shibuya",
+    "piccolo_theme",
+)
+"""Sphinx's builtin themes and the popular ones ``requirements-docs-sites.txt`` installs."""
+
+MKDOCS_THEMES = ("material", "mkdocs", "readthedocs")
+MARKDOWN_EXTENSIONS = ("admonition", "codehilite", "toc", "fenced_code", "tables")
+SPHINX_EXTENSIONS = "sphinx.ext.autodoc,sphinx.ext.todo"
+"""requests' own, less intersphinx (it fetches other projects' inventories) and viewcode."""
+
+TRUTH_CHARS = 200
+"""Pages whose source says less (a redirect, an empty index) are left out."""
+
+
+def build_sphinx(source: Path, out: Path) -> list[dict]:
+    """requests' documentation, as text (the truth) and as HTML in every theme of ``SPHINX_THEMES``."""
+    docs = source / "docs"
+    run_sphinx(docs, out / "sphinx-text", "text")
+    pages = []
+    for theme in SPHINX_THEMES:
+        run_sphinx(docs, out / f"sphinx-{theme}", "html", f"html_theme={theme}")
+        for truth in sorted((out / "sphinx-text").rglob("*.txt")):
+            page = truth.relative_to(out / "sphinx-text").with_suffix(".html")
+            html = out / f"sphinx-{theme}" / page
+            if html.exists() and len(truth.read_text()) >= TRUTH_CHARS:
+                url = f"https://requests.readthedocs.io/en/latest/{page}"
+                pages.append(entry(f"sphinx {theme}", html, truth, url, out))
+    return pages
+
+
+def run_sphinx(docs: Path, out: Path, builder: str, *settings: str) -> None:
+    overrides = [f"extensions={SPHINX_EXTENSIONS}", *settings]
+    command = [sys.executable, "-m", "sphinx", "-q", "-b", builder]
+    for setting in overrides:
+        command += ["-D", setting]
+    subprocess.run([*command, str(docs), str(out)], check=True, stderr=subprocess.DEVNULL)
+
+
+def build_mkdocs(source: Path, out: Path) -> list[dict]:
+    """httpx's documentation in every theme of ``MKDOCS_THEMES``; each page's truth its Markdown
+    read as text."""
+    import html5lib
+    import markdown
+    import yaml
+
+    docs = source / "docs"
+    navigation = yaml.safe_load((source / "mkdocs.yml").read_text())["nav"]
+    truths = out / "mkdocs-truth"
+    pages = []
+    for theme in MKDOCS_THEMES:
+        config = out / f"mkdocs-{theme}.yml"
+        config.write_text(
+            json.dumps(
+                {
+                    "site_name": "HTTPX",
+                    "site_url": "https://www.python-httpx.org/",
+                    "docs_dir": str(docs),
+                    "theme": {"name": theme},
+                    "repo_url": "https://github.com/encode/httpx/",
+                    "nav": navigation,
+                    "markdown_extensions": ["admonition", {"codehilite": {"css_class": "highlight"}}, "toc"],
+                }
+            )
+        )
+        site = out / f"mkdocs-{theme}"
+        subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config), "-d", str(site)],
+            check=True,
+            stderr=subprocess.DEVNULL,
+        )
+        for source_page in sorted(docs.rglob("*.md")):
+            name = source_page.relative_to(docs)
+            built = name.with_name("index.html") if name.name == "index.md" else name.with_suffix("") / "index.html"
+            rendered = markdown.markdown(source_page.read_text(), extensions=list(MARKDOWN_EXTENSIONS))
+            text = " ".join(html5lib.parse(rendered, namespaceHTMLElements=False).itertext())
+            truth = truths / name.with_suffix(".txt")
+            truth.parent.mkdir(parents=True, exist_ok=True)
+            truth.write_text(text)
+            if (site / built).exists() and len(text) >= TRUTH_CHARS:
+                url = f"https://www.python-httpx.org/{built.parent.as_posix()}/".replace("/./", "/")
+                pages.append(entry(f"mkdocs {theme}", site / built, truth, url, out))
+    return pages
+
+
+def entry(site: str, html: Path, truth: Path, url: str, out: Path) -> dict:
+    return {"site": site, "html": str(html.relative_to(out)), "truth": str(truth.relative_to(out)), "url": url}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests-repository", type=Path, required=True, help="a checkout of github.com/psf/requests")
+    parser.add_argument("--httpx-repository", type=Path, required=True, help="a checkout of github.com/encode/httpx")
+    parser.add_argument("--out", type=Path, required=True)
+    options = parser.parse_args()
+    out = options.out.resolve()
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    pages = build_sphinx(options.requests_repository.resolve(), out) + build_mkdocs(
+        options.httpx_repository.resolve(), out
+    )
+    (out / "manifest.json").write_text(json.dumps(pages, indent=1))
+    sites = len({page["site"] for page in pages})
+    print(f"{len(pages)} pages of documentation in {sites} themes built into {out}")
+
+
+if __name__ == "__main__":
+    main()
