@@ -69,29 +69,29 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
     page, the ``comment`` blocks are what the reader came for; but not a family beside the page's
     ``main`` landmark, when that says something (``_beside_the_main_landmark``: a documentation
     theme's sidebars can say more than the short page they flank), and a block that is all its
-    ``article`` or ``main`` says is never named away (``_all_the_article_says``). Prose under a word that only names a
-    place in the layout (``LAYOUT``: a documentation page's ``layout__header`` holds its
-    introduction) is kept too, and so is a block under such a word that heads a section (an ``h2``
-    to ``h6``, few of its words links: a landing page's ``SectionHeader`` holding "Customers growing
-    with us" and its standfirst), and a ``header`` that holds the page's ``h1`` and a written
-    paragraph (the title and its introduction, however short); prose under ``comment`` or
-    ``related`` is not. A heading named for the code it holds (``SIGNATURES``: rustdoc's
+    ``article`` or ``main`` says is never named away (``_all_the_article_says``). Prose under a word
+    that only names a place in the layout (``LAYOUT``: a documentation page's ``layout__header``
+    holds its introduction) is kept too, and so is a block under such a word that heads a section
+    (an ``h2`` to ``h6``, few of its words links: a landing page's ``SectionHeader`` holding
+    "Customers growing with us" and its standfirst), and a ``header`` that holds the page's ``h1``
+    and a written paragraph (the title and its introduction, however short); prose under ``comment``
+    or ``related`` is not. A heading named for the code it holds (``SIGNATURES``: rustdoc's
     ``code-header`` over each function) is not named for the layout at all, and what a heading holds
     is its text, never looked at by name (a job card's ``listing__header__title__text``). A block
     that holds most of the page's prose is the story whatever its name (``_is_the_story``); so is
-    the block about to go with the most prose when it holds most of what stays once the others
-    have gone (a story in its ``share_wrapper`` beside a sponsor's box of prose: each held too
-    little of the page, and the page said nothing), what is named like boilerplate inside it
-    weighed in turn. The cookie prompt and the copyright notice (``NOTICES``) never are, however
-    long the vendor list or short the page, unless they hold the page's title or say content (a
-    cookie policy, a copyright page's ``copyright-content``). Forms are kept (ASP.NET pages put
-    everything inside one); their controls are not. ``article`` is whether the page declares
-    itself one: then a block named for other pages' content (``ELSEWHERE``: related, recommended)
-    goes however much it holds (a news site's carousel of other stories can be longer than the
-    story), and so do readers' replies (``TALK``) when the article has prose of its own beside them
-    (a link aggregator's story is its thread); ``_drop_structural`` says what else changes.
-    Between that structural pass and the class words, the box around a field asking for an e-mail
-    address goes (``_drop_sign_up_boxes``), and on an article a caption that is no ``figcaption``
+    the block about to go with the most prose when it holds most of what stays once the others have
+    gone (a story in its ``share_wrapper`` beside a sponsor's box of prose: each held too little of
+    the page, and the page said nothing), what is named like boilerplate inside it weighed in turn.
+    The cookie prompt and the copyright notice (``NOTICES``) never are, however long the vendor list
+    or short the page, unless they hold the page's title or say content (a cookie policy, a
+    copyright page's ``copyright-content``). Forms are kept (ASP.NET pages put everything inside
+    one); their controls are not. ``article`` is whether the page declares itself one: then a block
+    named for other pages' content (``ELSEWHERE``: related, recommended) goes however much it holds
+    (a news site's carousel of other stories can be longer than the story), and so do readers'
+    replies (``TALK``) when the article has prose of its own beside them (a link aggregator's story
+    is its thread); ``_drop_structural`` says what else changes. Between that structural pass and
+    the class words, the box around a field asking for an e-mail address goes
+    (``_drop_sign_up_boxes``), and on an article a caption that is no ``figcaption``
     (``drop_unmarked_captions``). The tree's measures after all of it, for the next step to read.
     """
     fields = _sign_up_fields(root)
