@@ -71,11 +71,18 @@ def build_sphinx(source: Path, out: Path) -> list[dict]:
 
 
 def run_sphinx(docs: Path, out: Path, builder: str, *settings: str) -> None:
-    overrides = [f"extensions={SPHINX_EXTENSIONS}", *settings]
     command = [sys.executable, "-m", "sphinx", "-q", "-b", builder]
-    for setting in overrides:
+    for setting in (f"extensions={SPHINX_EXTENSIONS}", *settings):
         command += ["-D", setting]
-    subprocess.run([*command, str(docs), str(out)], check=True, stderr=subprocess.DEVNULL)
+    run([*command, str(docs), str(out)])
+
+
+def run(command: list[str]) -> None:
+    """Run a generator quietly (requests' documentation alone warns a dozen times a build); when
+    it fails, say what it said."""
+    finished = subprocess.run(command, capture_output=True, text=True)
+    if finished.returncode:
+        raise SystemExit(f"{' '.join(command)} failed:\n{finished.stderr[-4000:]}")
 
 
 def build_mkdocs(source: Path, out: Path) -> list[dict]:
@@ -87,7 +94,16 @@ def build_mkdocs(source: Path, out: Path) -> list[dict]:
 
     docs = source / "docs"
     navigation = yaml.safe_load((source / "mkdocs.yml").read_text())["nav"]
-    truths = out / "mkdocs-truth"
+    truths: dict[Path, Path] = {}
+    for source_page in sorted(docs.rglob("*.md")):
+        name = source_page.relative_to(docs)
+        rendered = markdown.markdown(source_page.read_text(), extensions=list(MARKDOWN_EXTENSIONS))
+        text = " ".join(html5lib.parse(rendered, namespaceHTMLElements=False).itertext())
+        if len(text) >= TRUTH_CHARS:
+            truth = out / "mkdocs-truth" / name.with_suffix(".txt")
+            truth.parent.mkdir(parents=True, exist_ok=True)
+            truth.write_text(text)
+            truths[name] = truth
     pages = []
     for theme in MKDOCS_THEMES:
         config = out / f"mkdocs-{theme}.yml"
@@ -105,20 +121,10 @@ def build_mkdocs(source: Path, out: Path) -> list[dict]:
             )
         )
         site = out / f"mkdocs-{theme}"
-        subprocess.run(
-            [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config), "-d", str(site)],
-            check=True,
-            stderr=subprocess.DEVNULL,
-        )
-        for source_page in sorted(docs.rglob("*.md")):
-            name = source_page.relative_to(docs)
+        run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config), "-d", str(site)])
+        for name, truth in truths.items():
             built = name.with_name("index.html") if name.name == "index.md" else name.with_suffix("") / "index.html"
-            rendered = markdown.markdown(source_page.read_text(), extensions=list(MARKDOWN_EXTENSIONS))
-            text = " ".join(html5lib.parse(rendered, namespaceHTMLElements=False).itertext())
-            truth = truths / name.with_suffix(".txt")
-            truth.parent.mkdir(parents=True, exist_ok=True)
-            truth.write_text(text)
-            if (site / built).exists() and len(text) >= TRUTH_CHARS:
+            if (site / built).exists():
                 url = f"https://www.python-httpx.org/{built.parent.as_posix()}/".replace("/./", "/")
                 pages.append(entry(f"mkdocs {theme}", site / built, truth, url, out))
     return pages
