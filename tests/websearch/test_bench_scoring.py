@@ -135,3 +135,30 @@ def test_dragnets_and_l3s_gn1s_pages_read_from_the_merged_cleaning_repository(tm
     (page,) = corpora["l3s-gn1"]
     assert page.html == b"<p>The kettle boils a litre.</p>"
     assert page.truth["articleBody"] == "Kettle week\nThe kettle boils a litre.", "headline and full text, no comments"
+
+
+def test_documentation_sites_read_theme_by_theme_and_report_no_sentences(tmp_path, capsys):
+    story = "<p>The kettle boils a litre of water in three minutes and then switches itself off.</p>"
+    entries = []
+    for theme in ["alabaster", "furo"]:
+        (tmp_path / theme).mkdir()
+        (tmp_path / theme / "boil.html").write_text(
+            f"<html><body><nav><a href='/'>Home</a></nav><main><h1>Boiling</h1>{story}</main></body></html>"
+        )
+        entries.append(
+            {"site": f"sphinx {theme}", "html": f"{theme}/boil.html", "truth": "boil.txt", "url": "https://k.example/"}
+        )
+    (tmp_path / "boil.txt").write_text(
+        "The kettle boils a litre of water in three minutes and then switches itself off."
+    )
+    (tmp_path / "manifest.json").write_text(json.dumps(entries))
+    pages = bench.load_documentation_sites(tmp_path, None)
+    assert [page.truth["page_type"] for page in pages] == ["sphinx alabaster", "sphinx furo"]
+    assert pages[1].truth["articleBody"].startswith("The kettle boils")
+    assert b"<nav>" in pages[0].html
+    bench.report("documentation sites", pages, bench.run(["steward"], pages))
+    printed = capsys.readouterr().out
+    assert "by kind: sphinx alabaster 1.000, sphinx furo 1.000" in printed
+    assert "with " not in printed, "no sentences to count"
+    assert "WCXB's own rule" not in printed
+    assert len(bench.load_documentation_sites(tmp_path, 1)) == 1
