@@ -104,7 +104,11 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
         drop_unmarked_captions(root, measures)
     total, prose = measures.chars.get(root, 0), measures.prose_chars.get(root, 0)
     suspects = _named_like_boilerplate([root], measures, article=article, total=total, prose=prose)
-    mains = [element for element in root.iter() if is_main(element) and measures.chars.get(element, 0)]
+
+    @functools.cache
+    def mains() -> list[Element]:
+        return [element for element in root.iter() if is_main(element) and measures.chars.get(element, 0)]
+
     family_chars: Counter[frozenset[str]] = Counter()
     for child, named in suspects:
         family_chars[named] += measures.chars.get(child, 0)
@@ -117,14 +121,14 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
         or (article and named & ELSEWHERE)
         or (replies_beside_a_story and named & TALK)
         or family_chars[named] < total * FAMILY_SHARE
-        or _beside_the_main_landmark(child, mains, measures)
+        or _beside_the_main_landmark(child, mains(), measures)
     ]
     written = [(child, named) for child, named in going if not named & NOTICES]
     if written:
         story, named = max(written, key=lambda suspect: measures.prose_chars.get(suspect[0], 0))
         held = prose - sum(measures.prose_chars.get(child, 0) for child, _ in going if child is not story)
         if _is_the_story(story, class_words(story), measures, held) and not _beside_the_main_landmark(
-            story, mains, measures
+            story, mains(), measures
         ):
             going.remove((story, named))
             going += _named_like_boilerplate([story], measures, article=article, total=total, prose=held)
