@@ -58,13 +58,17 @@ def build_sphinx(source: Path, out: Path) -> list[dict]:
     """requests' documentation, as text (the truth) and as HTML in every theme of ``SPHINX_THEMES``."""
     docs = source / "docs"
     run_sphinx(docs, out / "sphinx-text", "text")
+    truths = {
+        truth.relative_to(out / "sphinx-text").with_suffix(".html"): truth
+        for truth in sorted((out / "sphinx-text").rglob("*.txt"))
+        if len(truth.read_text()) >= TRUTH_CHARS
+    }
     pages = []
     for theme in SPHINX_THEMES:
         run_sphinx(docs, out / f"sphinx-{theme}", "html", f"html_theme={theme}")
-        for truth in sorted((out / "sphinx-text").rglob("*.txt")):
-            page = truth.relative_to(out / "sphinx-text").with_suffix(".html")
+        for page, truth in truths.items():
             html = out / f"sphinx-{theme}" / page
-            if html.exists() and len(truth.read_text()) >= TRUTH_CHARS:
+            if html.exists():
                 url = f"https://requests.readthedocs.io/en/latest/{page}"
                 pages.append(entry(f"sphinx {theme}", html, truth, url, out))
     return pages

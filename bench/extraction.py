@@ -433,6 +433,7 @@ def _spaced_words(text: str) -> str:
 def report(corpus: str, pages: list[Page], runs: dict[str, Run]) -> None:
     print(f"\n== {corpus}: {len(pages)} pages")
     kinds = sorted({page.truth.get("page_type", "") for page in pages} - {""})
+    sentences = any(page.truth.get("with") for page in pages)
     for name, result in runs.items():
         pairs = [(page.truth["articleBody"], output) for page, output in zip(pages, result.outputs, strict=True)]
         precision, recall, f1 = score(pairs)
@@ -442,7 +443,6 @@ def report(corpus: str, pages: list[Page], runs: dict[str, Run]) -> None:
             f"{name:26s} F1 {f1:.3f} (P {precision:.3f} / R {recall:.3f})  "
             f"{len(pages) / total:6.1f} pages/s  p99 {p99 * 1000:6.1f} ms"
         )
-        sentences = any(page.truth.get("with") for page in pages)
         if sentences:
             found, wanted = snippets(pages, result.outputs, "with")
             leaked, unwanted = snippets(pages, result.outputs, "without")
@@ -624,7 +624,7 @@ def main() -> None:
     if options.cleaning_repository:
         corpora.update(load_cleaning_corpora(options.cleaning_repository, options.limit))
     if options.documentation_sites:
-        corpora["documentation sites"] = load_documentation_sites(options.documentation_sites, options.limit)
+        corpora["documentation-sites"] = load_documentation_sites(options.documentation_sites, options.limit)
     if "wcxb-dev" in corpora and "wcxb-dev-full" in corpora:
         report_revised_truths(corpora["wcxb-dev"], corpora["wcxb-dev-full"])
     chosen = options.only or [name for name in EXTRACTORS if name != "rs-trafilatura" or RsTrafilatura.available()]

@@ -156,7 +156,7 @@ def test_documentation_sites_read_theme_by_theme_and_report_no_sentences(tmp_pat
     assert [page.truth["page_type"] for page in pages] == ["sphinx alabaster", "sphinx furo"]
     assert pages[1].truth["articleBody"].startswith("The kettle boils")
     assert b"<nav>" in pages[0].html
-    bench.report("documentation sites", pages, bench.run(["steward"], pages))
+    bench.report("documentation-sites", pages, bench.run(["steward"], pages))
     printed = capsys.readouterr().out
     assert "by kind: sphinx alabaster 1.000, sphinx furo 1.000" in printed
     assert "with " not in printed, "no sentences to count"
