@@ -253,3 +253,44 @@ def test_the_same_description_of_two_terms_is_no_second_copy():
     )
     cleaning.drop_second_copies(twice, article=False)
     assert text(twice).count("what to send in the body of the request.") == 1, "one term's copy is still a copy"
+
+
+def test_each_control_is_read_up_to_its_own_length_from_one_reading_of_the_block():
+    padded = "." * 40
+    content = content_of(
+        "<p><a href='/story'>Read more</a> <a href='/story-2'>Read more" + padded + "</a></p>"
+        "<div>Sort by</div><div>Sort by" + " ." * 15 + "</div>"
+        "<p>Please log in to comment" + " x" * 65 + "</p><p>Please log in to comment" + " x" * 70 + "</p>" + STORY
+    )
+    cleaning.drop_controls(content, article=False)
+    after = text(content)
+    assert after.count("Read more") == 1, "a link to the rest says at most 40"
+    assert "Read more" + padded in after
+    assert after.count("Sort by") == 1, "a shop's control says at most 30"
+    assert "Sort by ." in after
+    assert after.count("Please log in to comment") == 1, "a prompt to sign in says at most 160"
+    assert "Please log in to comment" + " x" * 70 in after
+
+
+def test_posts_two_of_which_link_to_profiles_are_no_thread():
+    quoted = (
+        "<div class='post'><a href='/members/{0}/'>Poster {0}</a><blockquote>{1}</blockquote><p>Mine {0}.</p></div>"
+    )
+    content = content_of(
+        "<div class='post'><p>"
+        + QUESTION
+        + "</p></div>"
+        + quoted.format(1, QUESTION)
+        + quoted.format(2, QUESTION).replace("/members/2/", "/about/")
+        + quoted.format(3, QUESTION)
+    )
+    cleaning.drop_posts_furniture(content, article=False)
+    assert text(content).count(QUESTION) == 4, "two profiles make no thread: its quotes are not read as repeats"
+    thread = content_of(
+        "<div class='post'><p>"
+        + QUESTION
+        + "</p></div>"
+        + "".join(quoted.format(number, QUESTION) for number in (1, 2, 3))
+    )
+    cleaning.drop_posts_furniture(thread, article=False)
+    assert text(thread).count(QUESTION) == 1, "three profiles make a thread, and its quotes of the first post go"

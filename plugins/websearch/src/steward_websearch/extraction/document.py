@@ -319,13 +319,15 @@ def _html(
         if main_content_only
         else None
     )
+    cleaned = None
     if content is None:
         content = main_content.landmark(body_element, measures) if main_content_only else body_element
     else:
-        cleaning.clean(content, article=article)
-        product.add_buy_box(items, body_element, content)
+        cleaned = cleaning.clean(content, article=article)
+        if product.add_buy_box(items, body_element, content):
+            cleaned = None
     if main_content_only:
-        cleaning.tidy(content, article=article)
+        cleaning.tidy(content, article=article, measures=cleaned)
         content = linked_data.unrendered_body(items, content) or content
     if main_content_only:
         _drop_title_heading(content, metadata.get("title", ""))

@@ -138,9 +138,11 @@ def main_content(
             if measures.chars.get(element, 0) < 25:
                 continue
             text, first = paragraph_text(element), measures.parent.get(element)
+        elif tag == "a" or tag == "li" or tag in HEADINGS:
+            continue
         else:
             text, first = _own_text(element), element
-            if len(text) < 25 or tag == "a" or tag == "li" or tag in HEADINGS:
+            if len(text) < 25:
                 continue
         score = 1 + text.count(",") + text.count("，") + min(len(text) // 100, 3)
         ancestor, level = first, 0

@@ -27,19 +27,20 @@ PRICE_CHARS = 60
 """A price block says at most this much: "Regular price $19.99 Sale price $14.99"."""
 
 
-def add_buy_box(items: list[dict[str, Any]], body: Element, content: Element) -> None:
+def add_buy_box(items: list[dict[str, Any]], body: Element, content: Element) -> bool:
     """Put the page's title and price before ``content`` when the page declares a product with a
-    price and ``content`` holds neither; nothing when the page shows no such price."""
+    price and ``content`` holds neither; nothing when the page shows no such price. Whether it did."""
     product = _product(items)
     prices = _prices(product) if product is not None else set()
     title = next(body.iter("h1"), None)
     if not prices or title is None or any(element is title for element in content.iter()):
-        return
+        return False
     measures = Measures(body)
     price = _price_after(title, prices, body, measures)
     if price is None or any(element is price for element in content.iter()):
-        return
+        return False
     content[:0] = [title, price]
+    return True
 
 
 def _product(items: list[dict[str, Any]]) -> dict[str, Any] | None:

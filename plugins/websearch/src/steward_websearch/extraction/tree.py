@@ -54,7 +54,7 @@ def drop_where(root: Element, unwanted: Callable[[Element, str], bool]) -> list[
             tag = child.tag
             if unwanted(child, tag if isinstance(tag, str) else ""):
                 going.append(child)
-            else:
+            elif len(child):
                 stack.append(child)
         if going:
             removed.extend(going)
@@ -209,8 +209,11 @@ def text_start(element: Element, chars: int) -> str:
 
     What is read is collapsed only when it could be enough, and then after twice as much again:
     the first ``chars`` characters of collapsed text never change once that many are there, and
-    collapsing once per piece cost more than the rest of the passes that ask.
+    collapsing once per piece cost more than the rest of the passes that ask. A leaf, which most
+    short blocks are, is its own text, read without a walk.
     """
+    if not len(element) and isinstance(element.tag, str):
+        return " ".join((element.text or "")[: 8 * chars].split())[:chars]
     pieces: list[str] = []
     read, collapse_at = 0, chars
     for piece in element.itertext():
@@ -259,7 +262,7 @@ def outside_code(root: Element) -> Iterator[Element]:
     while stack:
         element = stack.pop()
         yield element
-        if element.tag not in CODE:
+        if len(element) and element.tag not in CODE:
             stack.extend(reversed(element))
 
 

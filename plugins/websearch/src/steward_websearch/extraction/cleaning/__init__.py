@@ -59,9 +59,10 @@ PASSES: tuple[Pass, ...] = (
 """The passes in the order they run; every ``make bench`` figure was measured with this order."""
 
 
-def tidy(content: Element, *, article: bool) -> None:
-    """Run every pass of :data:`PASSES` on ``content``, in order."""
-    measures = Measures(content)
+def tidy(content: Element, *, article: bool, measures: Measures | None = None) -> None:
+    """Run every pass of :data:`PASSES` on ``content``, in order; ``measures`` are the content's
+    as it stands, when the caller has them (``clean`` hands them on)."""
+    measures = measures or Measures(content)
     for cleaning_pass in PASSES:
         cleaning_pass(content, article=article, measures=measures)
 

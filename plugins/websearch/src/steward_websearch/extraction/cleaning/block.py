@@ -46,7 +46,7 @@ from steward_websearch.extraction.tree import (
 from steward_websearch.extraction.vocabulary import CODE, HEADINGS, LISTS, SECTION_HEADINGS, TABLE_CELLS
 
 
-def clean(content: Element, *, article: bool) -> None:
+def clean(content: Element, *, article: bool) -> Measures:
     """Drop the furniture inside the block chosen as the main content: link lists, share bars,
     galleries, rails (``_looks_like_boilerplate``), a poster's rank and, in an article, its byline
     (``is_posters_rank``, ``_is_byline``), and headings named like boilerplate. A heading that
@@ -61,6 +61,8 @@ def clean(content: Element, *, article: bool) -> None:
     ``_a_records_author``). Content that reads as an article without declaring itself one loses
     its captions too (``drop_unmarked_captions``, at most ``CAPTIONS_SHARE`` of it). Content that
     is its lists of links keeps them (``_unless_an_index``). Lines of code are never looked at.
+
+    The content's measures once it is clean, for the passes after it (``tidy``) to go on with.
     """
     measures = Measures(content)
     total = measures.chars.get(content, 0)
@@ -86,9 +88,9 @@ def clean(content: Element, *, article: bool) -> None:
             if announcement is not None and _points_elsewhere(announcement, measures):
                 boilerplate.append(announcement)
     boilerplate = _unless_an_index(content, boilerplate, measures, total)
-    remove_each(boilerplate, measures)
+    gone = remove_each(boilerplate, measures)
     measures.forget_siblings()
-    remove_each(
+    gone |= remove_each(
         (
             element
             for element in content.iter()
@@ -96,10 +98,12 @@ def clean(content: Element, *, article: bool) -> None:
         ),
         measures,
     )
-    remove_each(
+    gone |= remove_each(
         (heading for heading in content.iter() if heading.tag in HEADINGS and class_weight(heading, negative) < 0),
         measures,
     )
+    measures.recount(gone)
+    return measures
 
 
 CLEANED = ("div", "section", "ul", "ol", "table", "figure", "header", "dl")
@@ -138,6 +142,8 @@ def siblings_alike(content: Element, measures: Measures) -> list[tuple[Element, 
     """
     found: list[tuple[Element, Kind, list[Element]]] = []
     for parent in outside_code(content):
+        if len(parent) < RECORDS:
+            continue
         groups: dict[Kind, list[Element]] = {}
         for child in parent:
             kind = record_kind(child) or (LIST_ITEM if child.tag == "li" else None)
@@ -640,12 +646,14 @@ def is_posters_rank(element: Element, measures: Measures) -> bool:
     """The rank a forum gives a poster ("New Head-Fier", "Junior Guru Wannabe", "Gold Member"):
     XenForo's ``userTitle``, vBulletin's ``usertitle``, phpBB's ``profile-rank``, Discourse's
     ``user-title``. The forum's label of the poster, not what the poster wrote."""
+    if not 0 < measures.chars.get(element, 0) <= RANK_CHARS:
+        return False
     words = class_words(element)
-    ranked = bool(words & RANKS) or (bool(words & {"title", "rank"}) and bool(words & POSTERS))
-    return ranked and 0 < measures.chars.get(element, 0) <= RANK_CHARS
+    return bool(words & RANKS) or (bool(words & RANK_WORDS) and bool(words & POSTERS))
 
 
 RANKS = frozenset({"usertitle", "userrank"})
+RANK_WORDS = frozenset({"title", "rank"})
 
 
 POSTERS = frozenset({"user", "profile", "author", "member"})

@@ -207,7 +207,7 @@ def drop_contents_labels(content: Element, *, article: bool, measures: Measures 
         element
         for element in content.iter()
         if element.tag in CONTENTS_TAGS
-        and says_only(element, CONTENTS_LABEL, CONTENTS_CHARS)
+        and says_only(element, CONTENTS_LABEL, CONTENTS_CHARS, measured=measures.chars.get(element, 0))
         and not _followed_by_a_list(element, measures, content)
     ]
     measures.recount(remove_each(labels, measures))
@@ -327,14 +327,13 @@ def drop_controls(content: Element, *, article: bool, measures: Measures | None 
         if tag in ("a", "span") and class_words(child) & CONTROLS:
             return True
         measured = chars.get(child, 0)
+        if not 0 < measured <= CONTROL_CHARS or tag not in CONTROL_TAGS:
+            return False
+        text = text_start(child, CONTROL_CHARS + 1)
         return (
-            (tag in ASKING_TAGS and says_only(child, ASKS, ASKING_CHARS, measured=measured))
-            or (tag == "a" and says_only(child, MORE, MORE_CHARS, measured=measured))
-            or (
-                tag in SHOP_CONTROL_TAGS
-                and says_only(child, SHOP_CONTROLS, SHOP_CONTROL_CHARS, measured=measured)
-                and not holds(child, CODE)
-            )
+            (tag in ASKING_TAGS and _reads(text, ASKS, ASKING_CHARS))
+            or (tag == "a" and _reads(text, MORE, MORE_CHARS))
+            or (tag in SHOP_CONTROL_TAGS and _reads(text, SHOP_CONTROLS, SHOP_CONTROL_CHARS) and not holds(child, CODE))
         )
 
     removed = drop_where(content, control)
@@ -348,7 +347,11 @@ def says_only(element: Element, said: re.Pattern[str], chars: int, *, measured: 
     when the caller has it) is nothing or more than ``chars``: most blocks of a page are."""
     if measured is not None and not 0 < measured <= chars:
         return False
-    text = text_start(element, chars + 1)
+    return _reads(text_start(element, chars + 1), said, chars)
+
+
+def _reads(text: str, said: re.Pattern[str], chars: int) -> bool:
+    """Whether ``text`` (a block's start, read past ``chars``) is all of it, and what ``said`` reads."""
     return 0 < len(text) <= chars and bool(said.fullmatch(text))
 
 
@@ -426,6 +429,11 @@ ASKING_TAGS = frozenset({"p", "div", "span", "h2", "h3", "h4", "h5", "h6", "li",
 
 
 ASKING_CHARS = 160
+
+
+CONTROL_TAGS = ASKING_TAGS | SHOP_CONTROL_TAGS
+CONTROL_CHARS = max(ASKING_CHARS, MORE_CHARS, SHOP_CONTROL_CHARS)
+"""What ``drop_controls`` reads of a block, once, for all it looks for: no more is said by any."""
 
 
 def drop_permalinks(content: Element, *, article: bool, measures: Measures | None = None) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import islice
 from xml.etree.ElementTree import Element
 
 from steward_websearch.extraction.blocks import MEMBER_PROFILE, RECORDS, Kind, is_dated, record_kind
@@ -59,7 +60,13 @@ def drop_posts_furniture(content: Element, *, article: bool, measures: Measures 
     post's date line ("Posted Jan 5, 2024" under a block named ``author``; the date they joined
     comes among fields, in a ``dl``). A post's body is found by ``_bodies``; where a thread has
     none (posts written straight into their records), the post's name and date stay.
+
+    Content with fewer than ``RECORDS`` links to profiles holds no thread, and its blocks are not
+    grouped at all: most pages are no thread.
     """
+    profiles = (anchor for anchor in content.iter("a") if _links_to_a_profile(anchor))
+    if len(list(islice(profiles, RECORDS))) < RECORDS:
+        return
     measures = measures or Measures(content)
     dropped: list[Element] = []
     for _, kind, members in siblings_alike(content, measures):
