@@ -52,6 +52,8 @@ class Renderer:
         inline: list[str] = []
 
         def flush() -> None:
+            if not inline:
+                return
             text = self._lines("".join(inline))
             if text:
                 out.append(text)
@@ -201,7 +203,7 @@ class Renderer:
         tag = element.tag if isinstance(element.tag, str) else ""
         if tag in NEVER_TEXT:
             return ""
-        parts = [self._escape(element.text or "")]
+        parts = [self._escape(element.text)] if element.text else []
         previous: Element | None = None
         for child in element:
             if child.tag == "br":
@@ -214,10 +216,11 @@ class Renderer:
                 if _run_together(previous, child):
                     parts.append(" ")
                 parts.append(self._inline(child))
-            parts.append(self._escape(child.tail or ""))
+            if child.tail:
+                parts.append(self._escape(child.tail))
             previous = child
         content = "".join(parts)
-        if top or not self.markdown:
+        if top or not self.markdown or tag not in DECORATED:
             return content
         return self._decorate(tag, element, content)
 
@@ -301,6 +304,10 @@ def _run_together(previous: Element | None, child: Element) -> bool:
 
 
 FIELDS = frozenset({"span", "a", "label"})
+
+
+DECORATED = frozenset({"a", "strong", "b", "em", "i", "cite", "code", "kbd", "s", "del", "strike"})
+"""What ``_decorate`` writes as Markdown syntax; the text of any other inline element is its own."""
 
 
 def _first_character(element: Element) -> str:
