@@ -3012,3 +3012,17 @@ def test_an_api_references_section_on_cookies_is_no_cookie_notice():
     )
     assert "Returns a dictionary of the cookies the jar holds" in text
     assert "## Cookies" in text
+
+
+def test_an_image_that_says_nothing_still_stands_between_the_words_beside_it():
+    rating = (
+        "<p><span>10,467 five star reviews</span><img alt='star' src='/star.png'><span>Trustpilot</span></p>"
+        "<p>Call<img src='/phone.svg'>0800 123 456</p><p>Made in <img alt='Dundee' src='/dundee.jpg'>Scotland</p>"
+    )
+    page = f"<html><body><main><h1>Kettle descaling</h1>{KETTLE_PROSE}{rating}</main></body></html>".encode()
+    document = extract(page, url="https://forum.example/t/1", content_type="text/html")
+    assert "five star reviews Trustpilot" in document.markdown
+    assert "Call 0800 123 456" in document.markdown
+    assert "Made in ![Dundee](https://forum.example/dundee.jpg) Scotland" in document.markdown
+    assert "five star reviews Trustpilot" in document.text
+    assert "Made in Scotland" in document.text

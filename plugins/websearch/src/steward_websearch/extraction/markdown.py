@@ -252,18 +252,20 @@ class Renderer:
         return commonmark.escape(text) if self.markdown else text
 
     def _image(self, element: Element) -> str:
-        """``![alt](src)`` for an image that says what it shows; nothing for one that does not.
+        """``![alt](src)`` for an image that says what it shows; a space for one that does not,
+        which still stands between the words beside it, as it does on the screen (a star between
+        "5 star reviews" and "Trustpilot", an icon between a label and its value).
 
         An ``alt`` made only of words for a picture (``image``, ``icon``, ``thumbnail``, ``star``,
         ``user avatar``, ``null``: a template's placeholder, or a script's missing value) and
         numbers says nothing of what this one shows.
         """
         if not self.markdown:
-            return ""
+            return " "
         alt = _SPACES.sub(" ", element.get("alt") or "").strip()
         source = absolute_url(self.base_url, element.get("src") or "") if _says_something(alt) else None
         if not source:
-            return ""
+            return " "
         alt = alt.replace("[", "\\[").replace("]", "\\]")
         return f" ![{alt}]({commonmark.link_destination(source)}) "
 
