@@ -3026,3 +3026,19 @@ def test_an_image_that_says_nothing_still_stands_between_the_words_beside_it():
     assert "Made in ![Dundee](https://forum.example/dundee.jpg) Scotland" in document.markdown
     assert "five star reviews Trustpilot" in document.text
     assert "Made in Scotland" in document.text
+
+
+def test_a_heading_named_a_header_is_the_heading_it_says_it_is():
+    blurbs = "".join(
+        f"<div class='et_pb_blurb'><div class='et_pb_blurb_container'><h4 class='et_pb_module_header'>"
+        f"<a href='/services/{slug}'>{name}</a></h4><div class='et_pb_blurb_description'><p>For the"
+        " kettle makers of Dundee: we write it, you send it.</p></div></div></div>"
+        for slug, name in (("letters", "Cover Letter Help"), ("coaching", "Career Coaching"), ("cv", "Resume Review"))
+    )
+    banner = (
+        "<div class='site-header'><a href='/'>Home</a> <a href='/about'>About us</a> <a href='/jobs'>Jobs</a></div>"
+    )
+    text = markdown(f"{banner}<main><h1>Our services</h1>{KETTLE_PROSE}{blurbs}</main>")
+    assert "#### [Cover Letter Help](https://forum.example/services/letters)" in text
+    assert "#### [Career Coaching](https://forum.example/services/coaching)" in text
+    assert "About us" not in text, "a block named a header that is no heading is still the site's header"

@@ -76,23 +76,25 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
     "Customers growing with us" and its standfirst), and a ``header`` that holds the page's ``h1``
     and a written paragraph (the title and its introduction, however short); prose under ``comment``
     or ``related`` is not. A heading named for the code it holds (``SIGNATURES``: rustdoc's
-    ``code-header`` over each function) is not named for the layout at all, and what a heading holds
-    is its text, never looked at by name (a job card's ``listing__header__title__text``). A block
-    that holds most of the page's prose is the story whatever its name (``_is_the_story``); so is
-    the block about to go with the most prose when it holds most of what stays once the others have
-    gone (a story in its ``share_wrapper`` beside a sponsor's box of prose: each held too little of
-    the page, and the page said nothing), what is named like boilerplate inside it weighed in turn.
-    The cookie prompt and the copyright notice (``NOTICES``) never are, however long the vendor list
-    or short the page, unless they hold the page's title or say content (a cookie policy, a
-    copyright page's ``copyright-content``). Forms are kept (ASP.NET pages put everything inside
-    one); their controls are not. ``article`` is whether the page declares itself one: then a block
-    named for other pages' content (``ELSEWHERE``: related, recommended) goes however much it holds
-    (a news site's carousel of other stories can be longer than the story), and so do readers'
-    replies (``TALK``) when the article has prose of its own beside them (a link aggregator's story
-    is its thread); ``_drop_structural`` says what else changes. Between that structural pass and
-    the class words, the box around a field asking for an e-mail address goes
-    (``_drop_sign_up_boxes``), and on an article a caption that is no ``figcaption``
-    (``drop_unmarked_captions``). The tree's measures after all of it, for the next step to read.
+    ``code-header`` over each function) is not named for the layout at all, a heading named a header
+    is the header it says it is (Divi's ``et_pb_module_header`` over each blurb, a link to the
+    service it describes), and what a heading holds is its text, never looked at by name (a job
+    card's ``listing__header__title__text``). A block that holds most of the page's prose is the
+    story whatever its name (``_is_the_story``); so is the block about to go with the most prose
+    when it holds most of what stays once the others have gone (a story in its ``share_wrapper``
+    beside a sponsor's box of prose: each held too little of the page, and the page said nothing),
+    what is named like boilerplate inside it weighed in turn. The cookie prompt and the copyright
+    notice (``NOTICES``) never are, however long the vendor list or short the page, unless they hold
+    the page's title or say content (a cookie policy, a copyright page's ``copyright-content``).
+    Forms are kept (ASP.NET pages put everything inside one); their controls are not. ``article`` is
+    whether the page declares itself one: then a block named for other pages' content
+    (``ELSEWHERE``: related, recommended) goes however much it holds (a news site's carousel of
+    other stories can be longer than the story), and so do readers' replies (``TALK``) when the
+    article has prose of its own beside them (a link aggregator's story is its thread);
+    ``_drop_structural`` says what else changes. Between that structural pass and the class words,
+    the box around a field asking for an e-mail address goes (``_drop_sign_up_boxes``), and on an
+    article a caption that is no ``figcaption`` (``drop_unmarked_captions``). The tree's measures
+    after all of it, for the next step to read.
     """
     fields = _sign_up_fields(root)
     titled = _around(root, lambda element: element.tag == "h1") if fields else set()
@@ -154,8 +156,8 @@ def _named_like_boilerplate(
             if child.tag not in KEPT_WHATEVER_THE_NAME:
                 words = class_words(child)
                 named = words & UNLIKELY
-                if child.tag in HEADINGS and words & SIGNATURES:
-                    named -= LAYOUT
+                if child.tag in HEADINGS:
+                    named -= LAYOUT if words & SIGNATURES else TITLE_HEADER
                 if named and named <= TALK and _comments_on_code(child, measures):
                     named = NO_WORDS
                 if "signature" in named and (child in declared or holds_code_parts(child)):
