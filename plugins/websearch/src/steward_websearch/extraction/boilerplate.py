@@ -157,7 +157,7 @@ def _named_like_boilerplate(
                 words = class_words(child)
                 named = words & UNLIKELY
                 if child.tag in HEADINGS:
-                    named -= LAYOUT if words & SIGNATURES else TITLE_HEADER
+                    named -= LAYOUT if words & SIGNATURES else HEADER
                 if named and named <= TALK and _comments_on_code(child, measures):
                     named = NO_WORDS
                 if "signature" in named and (child in declared or holds_code_parts(child)):
@@ -180,7 +180,7 @@ def _named_like_boilerplate(
                                 and (
                                     is_prose(child, measures)
                                     or _heads_a_section(child, measures)
-                                    or (named <= TITLE_HEADER and _holds_the_title_and_words(child, measures))
+                                    or (named <= HEADER and _holds_the_title_and_words(child, measures))
                                 )
                             )
                         )
@@ -439,7 +439,9 @@ def listing_captions(root: Element) -> set[Element]:
 
 LISTINGS = frozenset({"pre", "table"})
 """What a figure shows when its caption titles a listing: code, or a table."""
-TITLE_HEADER = frozenset({"header"})
+HEADER = frozenset({"header"})
+"""The layout word a page's header goes by, which a block over the title and its introduction, or
+a heading, goes by too: there it names the header of what follows, not the page's banner."""
 
 
 def _holds_the_title_and_words(element: Element, measures: Measures) -> bool:
