@@ -237,16 +237,10 @@ class Renderer:
             if target:
                 return f"{lead}{commonmark.LINK}{inner}]({commonmark.link_destination(target)}){trail}"
             return content
-        if tag in ("strong", "b"):
-            return lead + commonmark.wrap(commonmark.STRONG, inner) + trail
-        if tag in ("em", "i", "cite"):
-            return lead + commonmark.wrap(commonmark.EMPHASIS, inner) + trail
-        if tag == "code" or tag == "kbd":
+        if tag in CODE_SPANS:
             code = _EDGES.match(_SPACES.sub(" ", _code_text(element))).group(2)
             return lead + commonmark.wrap(commonmark.CODE, commonmark.plain(code)) + trail
-        if tag in ("s", "del", "strike"):
-            return lead + commonmark.wrap(commonmark.STRIKE, inner) + trail
-        return content
+        return lead + commonmark.wrap(EMPHASES[tag], inner) + trail
 
     def _escape(self, text: str) -> str:
         return commonmark.escape(text) if self.markdown else text
@@ -308,7 +302,19 @@ def _run_together(previous: Element | None, child: Element) -> bool:
 FIELDS = frozenset({"span", "a", "label"})
 
 
-DECORATED = frozenset({"a", "strong", "b", "em", "i", "cite", "code", "kbd", "s", "del", "strike"})
+EMPHASES = {
+    "strong": commonmark.STRONG,
+    "b": commonmark.STRONG,
+    "em": commonmark.EMPHASIS,
+    "i": commonmark.EMPHASIS,
+    "cite": commonmark.EMPHASIS,
+    "s": commonmark.STRIKE,
+    "del": commonmark.STRIKE,
+    "strike": commonmark.STRIKE,
+}
+"""The delimiters each element of emphasis is written between."""
+CODE_SPANS = frozenset({"code", "kbd"})
+DECORATED = frozenset({"a", *CODE_SPANS, *EMPHASES})
 """What ``_decorate`` writes as Markdown syntax; the text of any other inline element is its own."""
 
 
