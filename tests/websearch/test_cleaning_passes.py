@@ -213,6 +213,22 @@ def test_a_menu_that_is_all_the_content_says_is_its_index_and_stays():
     assert "Rinsing, part 7" not in text(story), "over a short story, a news site's mega menu is still a menu"
 
 
+def test_nested_lists_of_links_that_are_a_manuals_parts_stay_beside_a_story():
+    def part(name: str, opening: str) -> str:
+        return (
+            f"<section><h2>{name}</h2>{opening}<div><ul><li><a href='/{name}'>{name} overview</a><ul>"
+            f"<li><a href='/{name}/install'>Installing {name}</a></li></ul></li></ul></div></section>"
+        )
+
+    said = "".join(part(name, f"<p>How {name} is done, step by step.</p>") for name in ("Brewing", "Descaling", "Care"))
+    content = content_of(STORY + said)
+    cleaning.drop_menus(content, article=True)
+    assert "Installing Descaling" in text(content), "each part says what it holds: the manual's contents"
+    labelled = content_of(STORY + "".join(part(name, "") for name in ("Brewing", "Descaling", "Care")))
+    cleaning.drop_menus(labelled, article=True)
+    assert "Installing Descaling" not in text(labelled), "labelled columns of links are a menu"
+
+
 def test_a_permalink_beside_its_heading_goes_and_a_link_to_another_heading_stays():
     content = content_of(
         "<div><h2 id='steps'>Steps</h2><a class='sl-anchor-link' href='#steps'><span class='sr-only'>Section titled"

@@ -2002,6 +2002,35 @@ def test_lists_of_links_each_under_a_heading_of_its_own_are_a_syllabus_but_one_u
     assert "Tutorial 2.1 on kettles" not in markdown(f"{NAV}<main>{intro}<div>{linked}</div></main>")
 
 
+def test_a_manuals_parts_each_said_and_listed_are_its_contents_but_a_footers_columns_are_not():
+    def part(name: str, sentence: str) -> str:
+        chapters = "".join(
+            f"<li class='toctree-l1'><a href='{name}/{n}.html'>{name.title()} chapter {n}</a><ul>"
+            f"<li class='toctree-l2'><a href='{name}/{n}.html#first'>{name.title()} {n}, first step</a></li>"
+            f"<li class='toctree-l2'><a href='{name}/{n}.html#last'>{name.title()} {n}, last step</a></li></ul></li>"
+            for n in range(1, 4)
+        )
+        return (
+            f"<section id='{name}'><h2>The {name.title()} Guide<a class='headerlink' href='#{name}'>¶</a></h2>"
+            f"{sentence}<div class='toctree-wrapper compound'><ul>{chapters}</ul></div></section>"
+        )
+
+    intro = f"<section id='top'><h1>Kettlecraft</h1>{KETTLE_PROSE * 5}"
+    said = "".join(
+        part(name, f"<p>This part of the documentation walks through {name}, one task at a time.</p>")
+        for name in ("user", "community", "developer")
+    )
+    text = markdown(f"{NAV}<main><div class='body' role='main'>{intro}{said}</section></div></main>")
+    assert "The Community Guide" in text
+    assert "walks through developer" in text
+    assert "Developer chapter 3" in text
+    assert "User 2, last step" in text, "each part's list keeps its nested sections"
+    labelled = "".join(part(name, "") for name in ("user", "community", "developer"))
+    text = markdown(f"{NAV}<main><div class='body' role='main'>{intro}{labelled}</section></div></main>")
+    assert "Developer chapter 3" not in text, "columns of links under their labels are a footer's, a menu's"
+    assert "User 2, last step" not in text
+
+
 def test_a_technical_documents_see_also_is_its_own_but_beside_a_story_it_is_a_rail():
     see_also = (
         "<section><h2 id='see_also'><a href='#see_also'>See also</a></h2><ul>"

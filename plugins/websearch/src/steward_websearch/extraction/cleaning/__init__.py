@@ -14,6 +14,7 @@ from collections.abc import Callable
 from xml.etree.ElementTree import Element
 
 from steward_websearch.extraction.cleaning.block import clean
+from steward_websearch.extraction.cleaning.contents import drop_menus, drop_tables_of_contents
 from steward_websearch.extraction.cleaning.copies import drop_before_title, drop_closing_labels, drop_second_copies
 from steward_websearch.extraction.cleaning.furniture import (
     drop_bylines,
@@ -22,11 +23,9 @@ from steward_websearch.extraction.cleaning.furniture import (
     drop_credits,
     drop_disclosures,
     drop_line_numbers,
-    drop_menus,
     drop_permalinks,
     drop_placeholders,
     drop_reading_times,
-    drop_tables_of_contents,
 )
 from steward_websearch.extraction.cleaning.rails import drop_repeated_labels, drop_teasers
 from steward_websearch.extraction.cleaning.threads import drop_posts_furniture

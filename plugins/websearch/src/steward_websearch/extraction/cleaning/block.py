@@ -23,6 +23,7 @@ from steward_websearch.extraction.blocks import (
     worthy_paragraph,
 )
 from steward_websearch.extraction.boilerplate import FAMILY_SHARE, drop_unmarked_captions
+from steward_websearch.extraction.cleaning.contents import in_contents_sections
 from steward_websearch.extraction.cleaning.furniture import is_permalink
 from steward_websearch.extraction.roles import (
     NEGATIVE,
@@ -242,6 +243,8 @@ def _looks_like_boilerplate(
     A list the text announces with a colon (``_introduced``) or that says something about each
     link (``_annotated``) is the text's, and so is, in a ``technical`` document (one that shows
     code, in blocks or in its sentences), the list under its "See also" (``_cross_references``).
+    So are a manual's parts side by side, each its heading, a sentence and its list of pages
+    (``in_contents_sections``).
     """
     weight = class_weight(element, negative)
     if article and weight < 0 and not is_prose(element, measures):
@@ -289,6 +292,8 @@ def _looks_like_boilerplate(
     ):
         return False
     if is_glossary(element, measures) or _a_table_of_values(element, measures):
+        return False
+    if in_contents_sections(element, measures):
         return False
     linked = LINKED_IN_AN_ARTICLE if article else LINKED
     if (

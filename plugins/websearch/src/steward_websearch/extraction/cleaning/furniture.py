@@ -1,5 +1,5 @@
-"""Furniture passes: menus, credits, disclosures, controls, permalinks, line numbers and placeholders
-that no reader came for."""
+"""Furniture passes: credits, disclosures, controls, permalinks, line numbers and placeholders that
+no reader came for (menus and tables of contents: ``contents``)."""
 
 from __future__ import annotations
 
@@ -8,89 +8,17 @@ import re
 from collections.abc import Callable
 from xml.etree.ElementTree import Element
 
-from steward_websearch.extraction.blocks import is_an_index
 from steward_websearch.extraction.roles import class_words
 from steward_websearch.extraction.tree import (
     Measures,
     ancestors,
     drop_where,
     holds,
-    outermost,
     paragraph_text,
     remove_each,
     text_start,
 )
 from steward_websearch.extraction.vocabulary import BLOCKS, CODE, HEADINGS, INLINE, LISTS
-
-
-def drop_menus(content: Element, *, article: bool, measures: Measures | None = None) -> None:
-    """Drop menus: a list of links whose items hold lists of links, a site's sections and their pages.
-
-    Navigation not marked as such (a hero's "choose a service" dropdown, a mega menu in plain
-    ``ul``) sits in the content of pages read whole, by their sections, where ``clean`` does not
-    look. A list nested in a list, both links (``NESTED_MENU_LINK_SHARE`` of the outer list's
-    text), is a map of the site; a reading list nests what it says about each link, and stays. So
-    do the menus of a page that is no article when they are what it says (``is_an_index``): a
-    manual's contents page is its nested table of contents (a news site's mega menu above a short
-    story is still a menu).
-    """
-    if not any(_nests_a_list(items) for tag in LISTS for items in content.iter(tag)):
-        return
-    measures = measures or Measures(content)
-    menus = [
-        items
-        for tag in LISTS
-        for items in content.iter(tag)
-        if measures.link_density(items) >= NESTED_MENU_LINK_SHARE and _nests_a_list(items)
-    ]
-    going = outermost(menus, measures)
-    listed = sum(measures.chars.get(items, 0) for items in going)
-    if not article and is_an_index(measures.chars.get(content, 0) - listed, listed):
-        return
-    measures.recount(remove_each(going, measures))
-
-
-def drop_tables_of_contents(content: Element, *, article: bool, measures: Measures | None = None) -> None:
-    """Drop the table of contents set after the sections it lists: a list of ``TOC_LINKS`` or more
-    links and nothing else (``TOC_LINK_SHARE``), every one to a heading that comes before it
-    (``#`` and the heading's ``id``, or that of the section it opens).
-
-    Documentation themes set it in a column beside the text ("On this page": Docusaurus, Starlight),
-    after the text in the page's order, where a page read whole by its sections keeps it; it
-    repeats the headings the text holds. A contents box above the sections stays: WCXB's truths
-    keep it as often as not (dropping those too changed 6 dev pages, 2 of them for the worse). A
-    list of links to other pages, or to footnotes, is no table of contents.
-    """
-    anchored: set[str] = set()
-    tables = []
-    for element in content.iter():
-        if element.tag in LISTS and anchored:
-            measures = measures or Measures(content)
-            if measures.link_density(element) >= TOC_LINK_SHARE and _links_only_to(element, anchored, measures):
-                tables.append(element)
-        identifier = element.get("id")
-        if identifier and (element.tag in HEADINGS or any(child.tag in HEADINGS for child in element[:2])):
-            anchored.add(identifier)
-    if tables:
-        measures.recount(remove_each(tables, measures))
-
-
-def _links_only_to(items: Element, anchored: set[str], measures: Measures) -> bool:
-    """Whether ``items`` links ``TOC_LINKS`` times or more, every time to ``#`` one of ``anchored``:
-    the headings met before it, in the content's order (a heading's own id, or its section's)."""
-    targets = [(link.get("href") or "") for link in items.iter("a") if measures.chars.get(link, 0)]
-    return len(targets) >= TOC_LINKS and all(target[:1] == "#" and target[1:] in anchored for target in targets)
-
-
-TOC_LINKS = 3
-TOC_LINK_SHARE = 0.9
-
-
-def _nests_a_list(items: Element) -> bool:
-    return any(inner.tag in LISTS for item in items for inner in item)
-
-
-NESTED_MENU_LINK_SHARE = 0.9
 
 
 def drop_credits(content: Element, *, article: bool, measures: Measures | None = None) -> None:
