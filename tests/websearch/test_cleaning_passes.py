@@ -213,6 +213,19 @@ def test_a_menu_that_is_all_the_content_says_is_its_index_and_stays():
     assert "Rinsing, part 7" not in text(story), "over a short story, a news site's mega menu is still a menu"
 
 
+CODE_LINES = ("image: nginx:1.14.2", "Photo: AP", "Read more", "Sign in to comment", "4 min read")
+"""Lines of code that read like what the passes drop: a YAML key, a credit, a teaser's link, a
+prompt, a reading time."""
+
+
+@pytest.mark.parametrize("cleaning_pass", cleaning.PASSES, ids=lambda cleaning_pass: cleaning_pass.__name__)
+def test_no_pass_looks_inside_a_block_of_code(cleaning_pass: cleaning.Pass):
+    lines = "\n".join(f"<span class='line'><span class='cl'>{line}</span></span>" for line in CODE_LINES)
+    content = content_of(f"{STORY}<pre><code class='language-yaml'>{lines}</code></pre>{STORY}")
+    cleaning_pass(content, article=True)
+    assert all(line in text(content) for line in CODE_LINES)
+
+
 def test_nested_lists_of_links_that_are_a_manuals_parts_stay_beside_a_story():
     def part(name: str, opening: str) -> str:
         return (

@@ -515,7 +515,7 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measur
         panels.read_controls(child)
         return False
 
-    drop_where(root, unwanted)
+    drop_where(root, unwanted, inside_code=True)
     measures = Measures(root)
     total = measures.chars.get(root, 0)
     banners = _banners(root, measures) if furniture else set()
@@ -546,7 +546,7 @@ def _drop_structural(root: Element, *, article: bool, furniture: bool) -> Measur
             or not _is_written(child, measures)
         )
 
-    measures.recount(drop_where(root, hidden_or_banner))
+    measures.recount(drop_where(root, hidden_or_banner, inside_code=True))
     return measures
 
 

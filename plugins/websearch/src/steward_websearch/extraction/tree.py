@@ -40,7 +40,9 @@ def flatten_deep(root: Element, max_depth: int = MAX_DEPTH) -> None:
         element.text = " ".join("".join(pieces).split())
 
 
-def drop_where(root: Element, unwanted: Callable[[Element, str], bool]) -> list[Element]:
+def drop_where(
+    root: Element, unwanted: Callable[[Element, str], bool], *, inside_code: bool = False
+) -> list[Element]:
     """Remove, keeping their tails, the elements ``unwanted(element, tag)`` names (``tag`` is ``""``
     for comments and processing instructions); what is removed is not looked inside. A parent's
     children are rebuilt once, and only when one of them goes, so dropping thousands of siblings
@@ -54,7 +56,7 @@ def drop_where(root: Element, unwanted: Callable[[Element, str], bool]) -> list[
             tag = child.tag
             if unwanted(child, tag if isinstance(tag, str) else ""):
                 going.append(child)
-            elif len(child):
+            elif len(child) and (inside_code or tag not in CODE):
                 stack.append(child)
         if going:
             removed.extend(going)
