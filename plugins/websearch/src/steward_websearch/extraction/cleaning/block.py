@@ -94,7 +94,7 @@ def clean(content: Element, *, article: bool) -> Measures:
     gone |= remove_each(
         (
             element
-            for element in content.iter()
+            for element in outside_code(content)
             if is_posters_rank(element, measures) or (reads_as_article and _is_byline(element, measures, records))
         ),
         measures,
