@@ -213,9 +213,9 @@ def test_a_menu_that_is_all_the_content_says_is_its_index_and_stays():
     assert "Rinsing, part 7" not in text(story), "over a short story, a news site's mega menu is still a menu"
 
 
-CODE_LINES = ("image: nginx:1.14.2", "Photo: AP", "Read more", "Sign in to comment", "4 min read")
+CODE_LINES = ("image: nginx:1.14.2", "Photo: AP", "Read more", "Sign in to comment", "4 min read", "Contents")
 """Lines of code that read like what the passes drop: a YAML key, a credit, a teaser's link, a
-prompt, a reading time."""
+prompt, a reading time, the label of a table of contents."""
 
 
 @pytest.mark.parametrize("cleaning_pass", cleaning.PASSES, ids=lambda cleaning_pass: cleaning_pass.__name__)

@@ -14,6 +14,7 @@ from steward_websearch.extraction.tree import (
     ancestors,
     drop_where,
     holds,
+    outside_code,
     paragraph_text,
     remove_each,
     text_start,
@@ -133,7 +134,7 @@ def drop_contents_labels(content: Element, *, article: bool, measures: Measures 
     measures = measures or Measures(content)
     labels = [
         element
-        for element in content.iter()
+        for element in outside_code(content)
         if element.tag in CONTENTS_TAGS
         and says_only(element, CONTENTS_LABEL, CONTENTS_CHARS, measured=measures.chars.get(element, 0))
         and not _followed_by_a_list(element, measures, content)
@@ -166,7 +167,7 @@ CONTENTS_LABEL = re.compile(
 )
 """What labels a table of contents, in English, German, French, Spanish, Italian, Dutch and Polish."""
 CONTENTS_ANYWHERE = re.compile(
-    "content|on this page|jump to|inhalt|auf dieser|sommaire|table des|sur cette|índice|contenido"
+    "contents|on this page|jump to|inhalt|auf dieser|sommaire|table des|sur cette|índice|contenido"
     "|en esta|indice|sommario|in questa|inhoud|op deze|spis treści|na tej"
 )
 CONTENTS_CHARS = 40
