@@ -2031,6 +2031,18 @@ def test_a_manuals_parts_each_said_and_listed_are_its_contents_but_a_footers_col
     assert "User 2, last step" not in text
 
 
+def test_a_short_answer_that_links_once_is_written_though_its_heading_has_a_permalink():
+    answer = (
+        "<section id='py3'><h2>Python 3 Support?<a class='headerlink' href='#py3'>¶</a></h2>"
+        "<p>Yes! The kettle library supports all <a href='https://python.example/versions/'>officially supported"
+        " versions of Python</a> and recent releases of PyPy.</p></section>"
+    )
+    text = markdown(f"{NAV}<main><article><h1>Kettle FAQ</h1>{KETTLE_PROSE * 3}{answer}</article></main>")
+    assert "and recent releases of PyPy" in text
+    rail = answer.replace("<p>Yes! The kettle library supports all ", "<p><a href='/more'>More</a> ")
+    assert "PyPy" not in markdown(f"{NAV}<main><article><h1>Kettle FAQ</h1>{KETTLE_PROSE * 3}{rail}</article></main>")
+
+
 def test_a_technical_documents_see_also_is_its_own_but_beside_a_story_it_is_a_rail():
     see_also = (
         "<section><h2 id='see_also'><a href='#see_also'>See also</a></h2><ul>"

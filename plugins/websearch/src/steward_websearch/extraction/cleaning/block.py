@@ -432,8 +432,10 @@ def _wraps_a_signature(element: Element, measures: Measures) -> bool:
 def _a_written_link(element: Element, measures: Measures) -> bool:
     """A block whose one link sits in a paragraph, or whose links all name code in paragraphs (an
     ``a`` around a ``code``): references the author wrote, an API reference's "Disables sorting in
-    a `GtkTreeSortable`." and "See also: `set_sort_column_id()`", not a list of links."""
-    anchors = list(element.iter("a"))
+    a `GtkTreeSortable`." and "See also: `set_sort_column_id()`", not a list of links. A heading's
+    permalink (``is_permalink``) is no link of the text: an FAQ's "Python 3 Support?¶" over the one
+    sentence that answers it, linked once."""
+    anchors = [anchor for anchor in element.iter("a") if not is_permalink(anchor, measures)]
     if len(anchors) == 1:
         return enclosing(anchors[0], "p", measures, within=element) is not None
     named = [anchor for anchor in anchors if measures.chars.get(anchor, 0)]
