@@ -50,6 +50,8 @@ def drop_second_copies(content: Element, *, article: bool, measures: Measures | 
             by_opening.setdefault(text_start(element, COPY_CHARS), []).append(element)
     copies: list[Element] = []
     for elements in by_length.values():
+        if len(elements) < 2:
+            continue
         seen: dict[str, Element] = {}
         for element in elements:
             first = seen.setdefault(paragraph_text(element), element)

@@ -56,7 +56,9 @@ def drop_teasers(content: Element, *, article: bool, measures: Measures | None =
     story = article or measures.prose_chars.get(content, 0) >= PROSE_SHARE * measures.chars.get(content, 0)
     label = RAIL_LABEL if story else RAIL_POINTER
     rails: list[Element] = []
-    for parent in content.iter():
+    for parent in outside_code(content):
+        if not len(parent) or parent.tag in CODE:
+            continue
         children = list(parent)
         for index, child in enumerate(children):
             if not _is_rail_label(child, measures, label):
