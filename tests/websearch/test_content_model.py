@@ -2043,6 +2043,25 @@ def test_a_short_answer_that_links_once_is_written_though_its_heading_has_a_perm
     assert "PyPy" not in markdown(f"{NAV}<main><article><h1>Kettle FAQ</h1>{KETTLE_PROSE * 3}{rail}</article></main>")
 
 
+def test_a_heading_that_links_to_itself_is_a_heading_not_a_link():
+    def section(anchor: str, title: str, body: str = "") -> str:
+        return (
+            f"<section class='content-section'><h2 id='{anchor}'><a class='heading-anchor' href='#{anchor}'>"
+            f"{title}</a></h2>{body}</section>"
+        )
+
+    page = (
+        f"{NAV}<main><article><h1>Kettle API</h1>{section('usage', 'Usage', KETTLE_PROSE * 3)}"
+        f"{section('browser_compatibility', 'Browser compatibility')}"
+        f"{section('see_also', 'See more', KETTLE_PROSE)}{section('elsewhere', 'Kettle news')}"
+        f"{section('care', 'Care', KETTLE_PROSE)}</article></main>"
+    )
+    text = markdown(page)
+    assert "Browser compatibility" in text, "its link only points at itself"
+    linked_away = page.replace("href='#elsewhere'", "href='/news'")
+    assert "Kettle news" not in markdown(linked_away), "a heading that links to another page is a teaser"
+
+
 def test_a_technical_documents_see_also_is_its_own_but_beside_a_story_it_is_a_rail():
     see_also = (
         "<section><h2 id='see_also'><a href='#see_also'>See also</a></h2><ul>"

@@ -3,6 +3,7 @@ block holding the main content, told apart from the content by what the block's 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from xml.etree.ElementTree import Element
@@ -36,6 +37,7 @@ from steward_websearch.extraction.roles import (
 )
 from steward_websearch.extraction.tree import (
     Measures,
+    ancestors,
     enclosing,
     holds,
     is_inside_any,
@@ -306,7 +308,7 @@ def _looks_like_boilerplate(
         and not _titles_an_entry(element, measures, records)
     ):
         return True
-    return weight >= 25 and density > 0.5
+    return weight >= 25 and density > 0.5 and not _a_heading_and_its_permalinks(element, measures)
 
 
 def _a_table_of_values(table: Element, measures: Measures) -> bool:
@@ -348,10 +350,31 @@ def _each_picture_headed(element: Element, images: int) -> bool:
 
 
 def _a_heading_and_its_permalinks(element: Element, measures: Measures) -> bool:
-    """A block holding a heading whose links are all permalinks (``is_permalink``): Starlight
-    wraps each heading with its anchor link, whose words for screen readers outweigh the heading's."""
+    """A block holding a heading whose links are all permalinks (``is_permalink``) or the heading's
+    own text linking to itself (``_links_its_heading``): Starlight wraps each heading with its
+    anchor link, whose words for screen readers outweigh the heading's; MDN sets each heading's
+    text in a link to its anchor, and a section whose table its script draws ("Browser
+    compatibility") holds nothing else. Its links point at itself, never elsewhere."""
     anchors = [anchor for anchor in element.iter("a") if measures.chars.get(anchor, 0)]
-    return bool(anchors) and holds(element, HEADINGS) and all(is_permalink(anchor, measures) for anchor in anchors)
+    return (
+        bool(anchors)
+        and holds(element, HEADINGS)
+        and all(is_permalink(anchor, measures) or _links_its_heading(anchor, measures) for anchor in anchors)
+    )
+
+
+def _links_its_heading(anchor: Element, measures: Measures) -> bool:
+    """Whether ``anchor``, in a heading, points to that heading: its ``id``, or that of the block
+    it opens (a section, a wrapper), ``#`` and the name."""
+    target = (anchor.get("href") or "")[1:]
+    if not target or (anchor.get("href") or "")[:1] != "#":
+        return False
+    heading = next((node for node in itertools.islice(ancestors(anchor, measures), 2) if node.tag in HEADINGS), None)
+    if heading is None:
+        return False
+    return heading.get("id") == target or any(
+        node.get("id") == target for node in itertools.islice(ancestors(heading, measures), 2)
+    )
 
 
 def _titles_an_entry(element: Element, measures: Measures, records: set[Element]) -> bool:
