@@ -254,6 +254,17 @@ def test_nested_lists_of_links_that_are_a_manuals_parts_stay_beside_a_story():
     assert "Installing Descaling" not in text(labelled), "labelled columns of links are a menu"
 
 
+def test_a_control_that_unfolds_what_is_there_goes_and_a_heading_on_unfolding_stays():
+    content = content_of(
+        "<details open><summary><span>Expand description</span></summary>" + STORY + "</details>"
+        "<div><span>Expand all</span> <span>Collapse all</span></div><h2>Expanding responses</h2>" + STORY
+    )
+    cleaning.drop_controls(content, article=False)
+    assert "Expand description" not in text(content)
+    assert "Collapse all" not in text(content)
+    assert "Expanding responses" in text(content), "a section on expanding is no control"
+
+
 def test_a_permalink_beside_its_heading_goes_and_a_link_to_another_heading_stays():
     content = content_of(
         "<div><h2 id='steps'>Steps</h2><a class='sl-anchor-link' href='#steps'><span class='sr-only'>Section titled"

@@ -300,6 +300,7 @@ ASKS = re.compile(
     r"|devi (?:effettuare il login|essere registrato|accedere)\b[^.!?]*[.!?]?"
     r"|(?:you are not logged in|(?:status\W*)?not open for further replies)\.?"
     r"|(?:click|tap) (?:here )?to (?:expand|enlarge|show more)\W*|(?:show|view) (?:more|less)\W*"
+    r"|(?:expand|collapse)(?: all| description| details)?\W*|(?:show|hide) all\W*"
     r"|this (?:topic|thread) (?:was|has been|is) (?:automatically )?(?:closed|locked|archived)\b[^.!?]*[.!?]?"
     r"(?: new replies are no longer allowed\.?)?"
     r"|(?:was|is|did you find) this (?:article |page |post |answer |information |guide )?(?:helpful|useful)\W*"
@@ -318,9 +319,9 @@ ASKS = re.compile(
 """What asks the reader to act: a prompt to sign in before acting, a thread's notice that a guest
 cannot ("Status: Not open for further replies.", a term and its definition in XenForo), a request
 to rate or share the page, to click a control that unfolds what is there already ("Click to
-expand...", "Show more"), or to turn JavaScript on ("This slideshow requires JavaScript.", what
-WordPress's slideshows say outside any ``noscript``); in English, German, French, Spanish and
-Italian."""
+expand...", "Show more", rustdoc's "Expand description", "Collapse all"), or to turn JavaScript
+on ("This slideshow requires JavaScript.", what WordPress's slideshows say outside any
+``noscript``); in English, German, French, Spanish and Italian."""
 
 
 MORE = re.compile(
