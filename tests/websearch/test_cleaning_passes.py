@@ -265,6 +265,16 @@ def test_a_control_that_unfolds_what_is_there_goes_and_a_heading_on_unfolding_st
     assert "Expanding responses" in text(content), "a section on expanding is no control"
 
 
+def test_an_accounts_controls_go_but_a_section_or_a_link_in_a_sentence_on_signing_in_stays():
+    content = content_of(
+        "<ul><li><a href='/login'>Sign in</a></li><li><a href='/join'>Register</a></li></ul>"
+        "<h2>Sign in</h2><p>See the <a href='/wiki/login'>login</a> article first.</p>" + STORY
+    )
+    cleaning.drop_controls(content, article=False)
+    assert "Register" not in text(content)
+    assert "Sign in See the login article first." in text(content)
+
+
 def test_a_permalink_beside_its_heading_goes_and_a_link_to_another_heading_stays():
     content = content_of(
         "<div><h2 id='steps'>Steps</h2><a class='sl-anchor-link' href='#steps'><span class='sr-only'>Section titled"

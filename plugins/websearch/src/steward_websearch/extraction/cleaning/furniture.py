@@ -263,6 +263,7 @@ def drop_controls(content: Element, *, article: bool, measures: Measures | None 
             (tag in ASKING_TAGS and _reads(text, ASKS, ASKING_CHARS))
             or (tag == "a" and _reads(text, MORE, MORE_CHARS))
             or (tag in SHOP_CONTROL_TAGS and _reads(text, SHOP_CONTROLS, SHOP_CONTROL_CHARS) and not holds(child, CODE))
+            or (tag in ACCOUNT_TAGS and _reads(text, ACCOUNT, ACCOUNT_CHARS) and not holds(child, CODE))
         )
 
     removed = drop_where(content, control)
@@ -349,6 +350,17 @@ Filter", "Sort by:", "Refine by", "Clear all filters" (in English, German, Frenc
 Italian), "Compare", "+ Wishlist", "Add to cart", "Quick view", "Your cart is empty", and the badge
 on a card: "New", "Sale", "Sold out", "Best seller" (not "Best sellers", a shop's section)."""
 SHOP_CONTROL_CHARS = 30
+ACCOUNT = re.compile(
+    r"\W*(?:(?:sign|log) ?(?:in|on|up)(?: or (?:sign|log) ?(?:in|up)| or register| with \w+)?|register(?: now)?"
+    r"|create (?:an |your |a free )?account|my account)\W*",
+    re.IGNORECASE,
+)
+"""What the controls of a visitor's account say, and nothing else: "Sign in", "Log in or sign up",
+"Register", "Create an account", "Sign in with Google", "My account". Blocks only (``ACCOUNT_TAGS``):
+not a heading (an authentication guide's section "Sign in"), nor a link in a sentence ("see the
+login article")."""
+ACCOUNT_TAGS = frozenset({"p", "div", "li", "label"})
+ACCOUNT_CHARS = 40
 SHOP_CONTROL_TAGS = frozenset({"p", "div", "label", "li", "summary"})
 """Blocks only: not headings (a template language's reference has a section called "Filters"),
 nor what runs in a line (a sentence's **filter**, Python's ``list.sort``, rustdoc's ``fn sort``),
@@ -361,8 +373,8 @@ ASKING_TAGS = frozenset({"p", "div", "span", "h2", "h3", "h4", "h5", "h6", "li",
 ASKING_CHARS = 160
 
 
-CONTROL_TAGS = ASKING_TAGS | SHOP_CONTROL_TAGS
-CONTROL_CHARS = max(ASKING_CHARS, MORE_CHARS, SHOP_CONTROL_CHARS)
+CONTROL_TAGS = ASKING_TAGS | SHOP_CONTROL_TAGS | ACCOUNT_TAGS
+CONTROL_CHARS = max(ASKING_CHARS, MORE_CHARS, SHOP_CONTROL_CHARS, ACCOUNT_CHARS)
 """What ``drop_controls`` reads of a block, once, for all it looks for: no more is said by any."""
 
 
