@@ -42,11 +42,11 @@ def flatten_deep(root: Element, max_depth: int = MAX_DEPTH) -> None:
 
 def drop_where(root: Element, unwanted: Callable[[Element, str], bool], *, inside_code: bool = False) -> list[Element]:
     """Remove, keeping their tails, the elements ``unwanted(element, tag)`` names (``tag`` is ``""``
-    for comments and processing instructions); what is removed is not looked inside, nor, unless
-    ``inside_code``, a code block (``outside_code``: its lines are the code's, whatever they read
-    like; what never renders is looked for inside it too). A parent's children are rebuilt once,
-    and only when one of them goes, so dropping thousands of siblings stays linear and most parents
-    cost no copy at all. The elements removed."""
+    for comments and processing instructions); what is removed is not looked inside, nor is a
+    code block's inside (``outside_code``: its lines are the code's, whatever they read like)
+    unless ``inside_code``, as when what never renders is looked for. A parent's children are
+    rebuilt once, and only when one of them goes, so dropping thousands of siblings stays linear
+    and most parents cost no copy at all. The elements removed."""
     removed: list[Element] = []
     stack = [root]
     while stack:

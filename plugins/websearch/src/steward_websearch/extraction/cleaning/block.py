@@ -366,8 +366,9 @@ def _a_heading_and_its_permalinks(element: Element, measures: Measures) -> bool:
 def _links_its_heading(anchor: Element, measures: Measures) -> bool:
     """Whether ``anchor``, in a heading, points to that heading: its ``id``, or that of the block
     it opens (a section, a wrapper), ``#`` and the name."""
-    target = (anchor.get("href") or "")[1:]
-    if not target or (anchor.get("href") or "")[:1] != "#":
+    href = anchor.get("href") or ""
+    target = href[1:]
+    if href[:1] != "#" or not target:
         return False
     heading = next((node for node in itertools.islice(ancestors(anchor, measures), 2) if node.tag in HEADINGS), None)
     if heading is None:
