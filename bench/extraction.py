@@ -571,6 +571,13 @@ def slow_pages() -> dict[str, str]:
         "5 MB of text": prose * 12000,
         "a tag of 90,000 spaces": prose + "<hr class='rule'" + " \n" * 45000 + "<p>After the rule.</p>",
         "20,000 tags never closed": prose + "<b x" * 20000,
+        "2,000 parts of a manual side by side": prose * 5
+        + "".join(
+            f"<section><h2>Part {n}</h2><p>What part {n} holds, in a sentence.</p><ul>"
+            f"<li><a href='/part/{n}/a'>Chapter {n}a</a></li><li><a href='/part/{n}/b'>Chapter {n}b</a></li>"
+            "</ul></section>"
+            for n in range(2000)
+        ),
         "20,000 headings with their anchor links": prose
         + "".join(
             f"<h2 id='h{n}'>Part {n}</h2><a class='anchor' href='#h{n}'>Section titled Part {n}</a>"

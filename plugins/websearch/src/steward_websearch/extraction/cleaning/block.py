@@ -24,7 +24,7 @@ from steward_websearch.extraction.blocks import (
     worthy_paragraph,
 )
 from steward_websearch.extraction.boilerplate import FAMILY_SHARE, drop_unmarked_captions
-from steward_websearch.extraction.cleaning.contents import in_contents_sections
+from steward_websearch.extraction.cleaning.contents import ContentsSections
 from steward_websearch.extraction.cleaning.furniture import is_permalink
 from steward_websearch.extraction.roles import (
     NEGATIVE,
@@ -77,6 +77,7 @@ def clean(content: Element, *, article: bool) -> Measures:
     records = _records(alike)
     listed = _listed(alike, measures, total, at_least=LISTING_ENTRIES if reads_as_article else 0)
     technical = holds(content, CODE)
+    contents = ContentsSections(content, measures)
     boilerplate: list[Element] = []
     for element in outside_code(content):
         if element.tag not in CLEANED or element is content or measures.parent.get(element) is content:
@@ -84,7 +85,13 @@ def clean(content: Element, *, article: bool) -> Measures:
         if holds_the_page(element, measures, total) or element in listed:
             continue
         if _looks_like_boilerplate(
-            element, measures, article=reads_as_article, negative=negative, records=records, technical=technical
+            element,
+            measures,
+            article=reads_as_article,
+            negative=negative,
+            records=records,
+            technical=technical,
+            contents=contents,
         ):
             boilerplate.append(element)
             announcement = _announcement(element, measures) if element.tag in LISTS else None
@@ -228,6 +235,7 @@ def _looks_like_boilerplate(
     article: bool,
     negative: frozenset[str],
     records: set[Element],
+    contents: ContentsSections,
     technical: bool = False,
 ) -> bool:
     """A block of the chosen content that is furniture: its class says so (in an article), or its
@@ -246,7 +254,7 @@ def _looks_like_boilerplate(
     link (``_annotated``) is the text's, and so is, in a ``technical`` document (one that shows
     code, in blocks or in its sentences), the list under its "See also" (``_cross_references``).
     So are a manual's parts side by side, each its heading, a sentence and its list of pages
-    (``in_contents_sections``).
+    (``contents``).
     """
     weight = class_weight(element, negative)
     if article and weight < 0 and not is_prose(element, measures):
@@ -295,7 +303,7 @@ def _looks_like_boilerplate(
         return False
     if is_glossary(element, measures) or _a_table_of_values(element, measures):
         return False
-    if in_contents_sections(element, measures):
+    if element in contents:
         return False
     linked = LINKED_IN_AN_ARTICLE if article else LINKED
     if (

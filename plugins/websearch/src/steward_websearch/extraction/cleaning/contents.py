@@ -4,7 +4,7 @@ are what the content says, its sections' tables of contents.
 A menu is a list of links whose items hold lists of links (``drop_menus``); a table of contents
 set after the sections it lists repeats their headings (``drop_tables_of_contents``). A
 documentation's landing page sets its parts the other way round, each under its heading with a
-sentence on what it holds and the list of its pages (``in_contents_sections``): Sphinx's
+sentence on what it holds and the list of its pages (``ContentsSections``): Sphinx's
 ``toctree``, its lists often nested, where ``clean`` would see a rail and ``drop_menus`` a map of
 the site. What sets them apart from a footer's or a mega menu's columns of links, each under its
 heading ("Company", "Support"), is the sentence: a menu labels its links, a table of contents says
@@ -15,6 +15,7 @@ a sentence: a blog's footer, outside its content.
 
 from __future__ import annotations
 
+import functools
 from xml.etree.ElementTree import Element
 
 from steward_websearch.extraction.blocks import is_an_index
@@ -34,18 +35,17 @@ def drop_menus(content: Element, *, article: bool, measures: Measures | None = N
     do the menus of a page that is no article when they are what it says (``is_an_index``): a
     manual's contents page is its nested table of contents (a news site's mega menu above a short
     story is still a menu); and so do the tables of contents of its sections, anywhere
-    (``in_contents_sections``).
+    (``ContentsSections``).
     """
     if not any(_nests_a_list(items) for tag in LISTS for items in content.iter(tag)):
         return
     measures = measures or Measures(content)
+    contents = ContentsSections(content, measures)
     menus = [
         items
         for tag in LISTS
         for items in content.iter(tag)
-        if measures.link_density(items) >= NESTED_MENU_LINK_SHARE
-        and _nests_a_list(items)
-        and not in_contents_sections(items, measures)
+        if measures.link_density(items) >= NESTED_MENU_LINK_SHARE and _nests_a_list(items) and items not in contents
     ]
     going = outermost(menus, measures)
     listed = sum(measures.chars.get(items, 0) for items in going)
@@ -97,32 +97,45 @@ def _nests_a_list(items: Element) -> bool:
 NESTED_MENU_LINK_SHARE = 0.9
 
 
-def in_contents_sections(block: Element, measures: Measures) -> bool:
-    """Whether ``block`` is one of ``CONTENTS_SECTIONS`` or more contents sections side by side
-    (``_a_contents_section``), or a list in one: its list, the wrapper that holds nothing but
-    that list, or a list nested in an item of it."""
-    if _wrapped_list(block, measures) is None:
-        return _one_of_the_contents_sections(block, measures)
-    top = block
-    while (item := measures.parent.get(top)) is not None and item.tag == "li":
-        outer = measures.parent.get(item)
-        if outer is None or outer.tag not in LISTS:
-            break
-        top = outer
-    section = measures.parent.get(top)
-    if section is not None and _wrapped_list(section, measures) is top:
-        section = measures.parent.get(section)
-    return section is not None and _one_of_the_contents_sections(section, measures)
+class ContentsSections:
+    """The contents sections of one content that stand ``CONTENTS_SECTIONS`` or more side by side
+    (``_a_contents_section``), and the lists in them: ``block in sections`` for a section, its
+    list, the wrapper that holds nothing but that list, or a list nested in an item of it.
 
+    They are found in one walk of the content, the first time one is asked about. ``clean`` asks
+    block by block and ``drop_menus`` list by list; counting each one's sections side by side
+    again made 2,000 of them a quadratic page (18 s; 0.25 s before there was a rule to ask).
+    """
 
-def _one_of_the_contents_sections(section: Element, measures: Measures) -> bool:
-    parent = measures.parent.get(section)
-    return (
-        parent is not None
-        and class_weight(parent) >= 0
-        and _a_contents_section(section, measures)
-        and sum(1 for sibling in parent if _a_contents_section(sibling, measures)) >= CONTENTS_SECTIONS
-    )
+    def __init__(self, content: Element, measures: Measures) -> None:
+        self._content = content
+        self._measures = measures
+
+    @functools.cached_property
+    def _sections(self) -> set[Element]:
+        found: set[Element] = set()
+        for parent in self._content.iter():
+            if len(parent) < CONTENTS_SECTIONS or class_weight(parent) < 0:
+                continue
+            sections = [child for child in parent if _a_contents_section(child, self._measures)]
+            if len(sections) >= CONTENTS_SECTIONS:
+                found.update(sections)
+        return found
+
+    def __contains__(self, block: Element) -> bool:
+        measures = self._measures
+        if _wrapped_list(block, measures) is None:
+            return block in self._sections
+        top = block
+        while (item := measures.parent.get(top)) is not None and item.tag == "li":
+            outer = measures.parent.get(item)
+            if outer is None or outer.tag not in LISTS:
+                break
+            top = outer
+        section = measures.parent.get(top)
+        if section is not None and _wrapped_list(section, measures) is top:
+            section = measures.parent.get(section)
+        return section is not None and section in self._sections
 
 
 CONTENTS_SECTIONS = 3
