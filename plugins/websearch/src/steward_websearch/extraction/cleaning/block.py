@@ -3,7 +3,6 @@ block holding the main content, told apart from the content by what the block's 
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections import Counter
 from xml.etree.ElementTree import Element
@@ -25,7 +24,7 @@ from steward_websearch.extraction.blocks import (
 )
 from steward_websearch.extraction.boilerplate import FAMILY_SHARE, drop_unmarked_captions
 from steward_websearch.extraction.cleaning.contents import ContentsSections
-from steward_websearch.extraction.cleaning.furniture import is_permalink
+from steward_websearch.extraction.cleaning.furniture import is_permalink, links_its_heading
 from steward_websearch.extraction.roles import (
     NEGATIVE,
     NO_WORDS,
@@ -37,7 +36,6 @@ from steward_websearch.extraction.roles import (
 )
 from steward_websearch.extraction.tree import (
     Measures,
-    ancestors,
     enclosing,
     holds,
     is_inside_any,
@@ -359,7 +357,7 @@ def _each_picture_headed(element: Element, images: int) -> bool:
 
 def _a_heading_and_its_permalinks(element: Element, measures: Measures) -> bool:
     """A block holding a heading whose links are all permalinks (``is_permalink``) or the heading's
-    own text linking to itself (``_links_its_heading``): Starlight wraps each heading with its
+    own text linking to itself (``links_its_heading``): Starlight wraps each heading with its
     anchor link, whose words for screen readers outweigh the heading's; MDN sets each heading's
     text in a link to its anchor, and a section whose table its script draws ("Browser
     compatibility") holds nothing else. Its links point at itself, never elsewhere."""
@@ -367,22 +365,7 @@ def _a_heading_and_its_permalinks(element: Element, measures: Measures) -> bool:
     return (
         bool(anchors)
         and holds(element, HEADINGS)
-        and all(is_permalink(anchor, measures) or _links_its_heading(anchor, measures) for anchor in anchors)
-    )
-
-
-def _links_its_heading(anchor: Element, measures: Measures) -> bool:
-    """Whether ``anchor``, in a heading, points to that heading: its ``id``, or that of the block
-    it opens (a section, a wrapper), ``#`` and the name."""
-    href = anchor.get("href") or ""
-    target = href[1:]
-    if href[:1] != "#" or not target:
-        return False
-    heading = next((node for node in itertools.islice(ancestors(anchor, measures), 2) if node.tag in HEADINGS), None)
-    if heading is None:
-        return False
-    return heading.get("id") == target or any(
-        node.get("id") == target for node in itertools.islice(ancestors(heading, measures), 2)
+        and all(is_permalink(anchor, measures) or links_its_heading(anchor, measures) for anchor in anchors)
     )
 
 

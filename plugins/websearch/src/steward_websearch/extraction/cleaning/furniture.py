@@ -407,10 +407,8 @@ def is_permalink(link: Element, measures: Measures) -> bool:
     if not target:
         return False
     text = "".join(link.itertext()).strip()
-    if _says_nothing(link, text):
-        holders = itertools.islice(itertools.chain((link,), ancestors(link, measures)), PERMALINK_LEVELS)
-        if any(holder.get("id") == target for holder in holders):
-            return True
+    if _says_nothing(link, text) and _named_around(link, target, PERMALINK_LEVELS, measures):
+        return True
     if class_words(link).isdisjoint(PERMALINK_NAMES):
         return False
     heading = next(
@@ -426,6 +424,28 @@ def is_permalink(link: Element, measures: Measures) -> bool:
         and heading.get("id") == target
         and (_says_nothing(link, text) or " ".join(heading.itertext()).strip() in text)
     )
+
+
+def links_its_heading(link: Element, measures: Measures) -> bool:
+    """Whether ``link``, in a heading, points to that heading: its ``id``, or that of the block it
+    opens (a section, a wrapper), ``#`` and the name. MDN sets each heading's text so; unlike a
+    permalink, it says the heading's words, and stays with them."""
+    href = link.get("href") or ""
+    target = href[1:]
+    if href[:1] != "#" or not target:
+        return False
+    heading = next((node for node in itertools.islice(ancestors(link, measures), 2) if node.tag in HEADINGS), None)
+    return heading is not None and _named_around(heading, target, HEADING_ANCHOR_LEVELS, measures)
+
+
+HEADING_ANCHOR_LEVELS = 3
+"""Where a heading's own anchor is looked for: the heading, the block it opens, that block's wrapper."""
+
+
+def _named_around(element: Element, target: str, levels: int, measures: Measures) -> bool:
+    """Whether ``element`` or one of the elements around it, ``levels`` in all, has the ``id`` ``target``."""
+    holders = itertools.islice(itertools.chain((element,), ancestors(element, measures)), levels)
+    return any(holder.get("id") == target for holder in holders)
 
 
 def _says_nothing(link: Element, text: str) -> bool:
