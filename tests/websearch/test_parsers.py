@@ -78,6 +78,55 @@ def test_an_element_max_depth_deep_comes_back_as_its_text(parser):
     assert root.find("body/p").text == "after"
 
 
+@pytest.mark.parametrize("parser", ["lexbor", "html5lib"])
+def test_a_highlighters_tokens_come_back_as_the_text_of_the_code(parser):
+    """Pygments, Prism and Shiki set every word of code in a ``span`` of its own, a quarter of a
+    documentation page's elements; the code is their text, whitespace and lines as they were."""
+    html = (
+        '<pre class="highlight"><span></span><span class="kn">import</span> <span class="nn">os</span>\n'
+        '<span class="line"><span style="color:#D73A49">def</span> <span class="nf">f</span>():</span></pre>'
+        '<p>Call <code class="docutils literal"><span class="pre">os.getcwd()</span></code> first.</p>'
+    )
+    body = parse.parse_html(html, parser).find("body")
+    pre, paragraph = list(body)
+    assert (pre.text, [line.tag for line in pre], pre[0].text, pre[0].tail) == (
+        "import os\n",
+        ["span"],
+        "def f():",
+        None,
+    ), "the line wraps its tokens: a span of more than text stays, its tokens are its text"
+    assert (paragraph[0].text, len(paragraph[0])) == ("os.getcwd()", 0)
+
+
+@pytest.mark.parametrize("parser", ["lexbor", "html5lib"])
+def test_a_span_in_code_that_hides_or_says_more_than_its_class_stays_an_element(parser):
+    html = (
+        '<pre>visible<span class="hidden">secret</span><span style="display: none">more</span>'
+        '<span id="line-3" class="k">x</span><span class="k" data-line="4">y</span><b class="k">z</b></pre>'
+        '<p><span class="k">outside code</span></p>'
+    )
+    body = parse.parse_html(html, parser).find("body")
+    assert [(span.tag, span.text) for span in body.find("pre")] == [
+        ("span", "secret"),
+        ("span", "more"),
+        ("span", "x"),
+        ("span", "y"),
+        ("b", "z"),
+    ]
+    assert body.find("p/span").text == "outside code"
+    markdown = document.extract(html.encode(), url="https://example.org/", content_type="text/html").markdown
+    assert "secret" not in markdown
+    assert "more" not in markdown
+    assert "visiblexyz" in markdown
+
+
+@pytest.mark.parametrize("parser", ["lexbor", "html5lib"])
+def test_a_highlighters_tokens_count_toward_the_element_budget(parser, monkeypatch):
+    monkeypatch.setattr(parse, "MAX_ELEMENTS", 1_000)
+    with pytest.raises(parse.PageTooComplex, match="more than 1,000 elements"):
+        parse.parse_html("<pre>" + '<span class="k">a</span>' * 1_200 + "</pre>", parser)
+
+
 @pytest.mark.parametrize("corpus", ["scrapinghub", "wcxb-dev"])
 def test_both_parsers_give_the_same_documents_on_the_corpora(corpus, monkeypatch):
     folder = CORPORA / corpus

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from urllib.parse import urlsplit
 from xml.etree.ElementTree import Element
 
@@ -229,13 +230,20 @@ def is_hidden(element: Element) -> bool:
     a drawing made of markup (a payment form drawn to show the product) that says nothing aloud.
     ``aria-hidden`` elsewhere is not enough: shops put it on slides and on the copy a screen reader
     hears another way, and the reader's eyes see them."""
-    if element.get("hidden") is not None or element.get("popover") is not None:
-        return True
     if element.tag == "figure" and (element.get("aria-hidden") or "").strip().lower() == "true":
         return True
-    if _hidden_by_class(element.get("class")):
+    return hides(element.get)
+
+
+def hides(attribute: Callable[[str], str | None]) -> bool:
+    """Whether the attributes ``attribute`` reads (an element's ``get``, or its attributes' before
+    there is an element) hide it: ``hidden``, ``popover``, ``display: none``, ``visibility: hidden``,
+    a class that only hides."""
+    if attribute("hidden") is not None or attribute("popover") is not None:
         return True
-    style = (element.get("style") or "").replace(" ", "").lower()
+    if _hidden_by_class(attribute("class")):
+        return True
+    style = (attribute("style") or "").replace(" ", "").lower()
     return "display:none" in style or "visibility:hidden" in style
 
 
