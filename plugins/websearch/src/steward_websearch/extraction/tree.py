@@ -3,6 +3,7 @@ ancestors and siblings, and removal that keeps the text around what goes."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Iterator
 from xml.etree.ElementTree import Element
 
@@ -44,24 +45,32 @@ def drop_where(root: Element, unwanted: Callable[[Element, str], bool], *, insid
     """Remove, keeping their tails, the elements ``unwanted(element, tag)`` names (``tag`` is ``""``
     for comments and processing instructions); what is removed is not looked inside, nor is a
     code block's inside (``outside_code``: its lines are the code's, whatever they read like)
-    unless ``inside_code``, as when what never renders is looked for. A parent's children are
-    rebuilt once, and only when one of them goes, so dropping thousands of siblings stays linear
-    and most parents cost no copy at all. The elements removed."""
+    unless ``inside_code``, as when what never renders is looked for. The walk is ElementTree's
+    own, in C, in document order, stepping over what it need not look inside; nothing goes until
+    it ends. A parent's children are then rebuilt once, and only when one of them goes, so
+    dropping thousands of siblings stays linear and most parents cost no copy at all. The
+    elements removed."""
     removed: list[Element] = []
-    stack = [root]
-    while stack:
-        parent = stack.pop()
-        going: list[Element] = []
-        for child in parent:
-            tag = child.tag
-            if unwanted(child, tag if isinstance(tag, str) else ""):
-                going.append(child)
-            elif len(child) and (inside_code or tag not in CODE):
-                stack.append(child)
-        if going:
-            removed.extend(going)
-            _drop_children(parent, set(going).__contains__)
+    walk = root.iter()
+    next(walk)
+    for element in walk:
+        tag = element.tag
+        if unwanted(element, tag if isinstance(tag, str) else ""):
+            removed.append(element)
+        elif inside_code or tag not in CODE:
+            continue
+        if len(element):
+            _skip(walk, sum(1 for _ in element.iter()) - 1)
+    if removed:
+        gone = set(removed)
+        for parent in [parent for parent in root.iter() if len(parent) and not gone.isdisjoint(parent)]:
+            _drop_children(parent, gone.__contains__)
     return removed
+
+
+def _skip(walk: Iterator[Element], elements: int) -> None:
+    """Move ``walk`` past ``elements`` elements: an element's descendants, which it would go through next."""
+    next(itertools.islice(walk, elements - 1, None), None)
 
 
 def remove_each(elements: Iterable[Element], measures: Measures) -> set[Element]:
@@ -254,18 +263,21 @@ def ancestors(element: Element, measures: Measures) -> Iterator[Element]:
         node = measures.parent.get(node)
 
 
-def outside_code(root: Element) -> Iterator[Element]:
+def outside_code(root: Element) -> list[Element]:
     """``root`` and its descendants in document order, but nothing inside a code block.
 
     Highlighters put every line of code in an element of its own; a short or repeated line of code
-    (``}``, ``"card": {``) is code, not a layout block.
+    (``}``, ``"card": {``) is code, not a layout block. (ElementTree's own walk, in C, with what
+    code blocks hold set aside: several passes walk every element, and a walk in Python cost them
+    more than what they do with most elements.)
     """
-    stack = [root]
-    while stack:
-        element = stack.pop()
-        yield element
-        if len(element) and element.tag not in CODE:
-            stack.extend(reversed(element))
+    inside: set[Element] = set()
+    for code in [element for element in root.iter() if element.tag in CODE]:
+        if code not in inside:
+            inside.update(itertools.islice(code.iter(), 1, None))
+    if not inside:
+        return list(root.iter())
+    return [element for element in root.iter() if element not in inside]
 
 
 def enclosing(element: Element, tag: str, measures: Measures, within: Element | None = None) -> Element | None:

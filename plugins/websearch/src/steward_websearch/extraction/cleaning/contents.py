@@ -21,7 +21,7 @@ from xml.etree.ElementTree import Element
 from steward_websearch.extraction.blocks import is_an_index
 from steward_websearch.extraction.cleaning.furniture import is_permalink
 from steward_websearch.extraction.roles import class_weight
-from steward_websearch.extraction.tree import Measures, outermost, remove_each
+from steward_websearch.extraction.tree import Measures, outermost, outside_code, remove_each
 from steward_websearch.extraction.vocabulary import HEADINGS, LISTS
 
 
@@ -102,7 +102,7 @@ class ContentsSections:
     (``_a_contents_section``), and the lists in them: ``block in sections`` for a section, its
     list, the wrapper that holds nothing but that list, or a list nested in an item of it.
 
-    They are found in one walk of the content, the first time one is asked about. ``clean`` asks
+    They are found in one walk of the content (outside code), the first time one is asked about. ``clean`` asks
     block by block and ``drop_menus`` list by list; counting each one's sections side by side
     again made 2,000 of them a quadratic page (18 s; 0.25 s before there was a rule to ask).
     """
@@ -114,11 +114,13 @@ class ContentsSections:
     @functools.cached_property
     def _sections(self) -> set[Element]:
         found: set[Element] = set()
-        for parent in self._content.iter():
-            if len(parent) < CONTENTS_SECTIONS or class_weight(parent) < 0:
+        for parent in outside_code(self._content):
+            if len(parent) < CONTENTS_SECTIONS:
                 continue
-            sections = [child for child in parent if _a_contents_section(child, self._measures)]
-            if len(sections) >= CONTENTS_SECTIONS:
+            sections = [
+                child for child in parent if len(child) >= SECTION_PARTS and _a_contents_section(child, self._measures)
+            ]
+            if len(sections) >= CONTENTS_SECTIONS and class_weight(parent) >= 0:
                 found.update(sections)
         return found
 
@@ -139,6 +141,8 @@ class ContentsSections:
 
 
 CONTENTS_SECTIONS = 3
+SECTION_PARTS = 3
+"""A section's heading, a sentence and a list: the fewest children a contents section has."""
 
 
 def _a_contents_section(section: Element, measures: Measures) -> bool:
