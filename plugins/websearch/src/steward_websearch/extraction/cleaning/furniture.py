@@ -260,7 +260,7 @@ def drop_controls(content: Element, *, article: bool, measures: Measures | None 
             return False
         text = text_start(child, CONTROL_CHARS + 1)
         return (
-            (tag in ASKING_TAGS and _reads(text, ASKS, ASKING_CHARS))
+            (tag in ASKING_TAGS and _asks(text))
             or (tag == "a" and _reads(text, MORE, MORE_CHARS))
             or (tag in SHOP_CONTROL_TAGS and _reads(text, SHOP_CONTROLS, SHOP_CONTROL_CHARS) and not holds(child, CODE))
             or (tag in ACCOUNT_TAGS and _reads(text, ACCOUNT, ACCOUNT_CHARS) and not holds(child, CODE))
@@ -311,18 +311,33 @@ ASKS = re.compile(
     r"|cet article (?:vous a-t-il été|était-il) utile\W*|¿?(?:te|le) (?:ha )?(?:resultado|resultó) útil\W*"
     r"|hier können sie (?:den|diesen) (?:artikel|beitrag) bewerten\W*"
     r"|share this (?:article|post|story|page)\W*|(?:möchten sie|willst du) (?:den|diesen) (?:artikel|beitrag) teilen\W*"
-    r"|(?:diesen )?(?:artikel|beitrag) teilen\W*|partager (?:cet|l')article\W*|compart(?:e|ir) (?:este|el) artículo\W*"
-    r"|(?:[^.!?]*\b(?:requires? javascript|(?:please )?enable javascript|javascript (?:is|must be) (?:required|enabled)"
-    r"|javascript aktivier(?:en|t)|aktivieren sie javascript|activ(?:er|ez) (?:le )?javascript"
-    r"|habilit(?:ar|e) (?:el )?javascript|attiva(?:re)? javascript)\b[^.!?]*[.!?]?\s*){1,2}",
+    r"|(?:diesen )?(?:artikel|beitrag) teilen\W*|partager (?:cet|l')article\W*|compart(?:e|ir) (?:este|el) artículo\W*",
     re.IGNORECASE,
 )
 """What asks the reader to act: a prompt to sign in before acting, a thread's notice that a guest
 cannot ("Status: Not open for further replies.", a term and its definition in XenForo), a request
 to rate or share the page, to click a control that unfolds what is there already ("Click to
 expand...", "Show more", rustdoc's "Expand description", "Collapse all"), or to turn JavaScript
-on ("This slideshow requires JavaScript.", what WordPress's slideshows say outside any
-``noscript``); in English, German, French, Spanish and Italian."""
+on (``ASKS_FOR_JAVASCRIPT``: "This slideshow requires JavaScript.", what WordPress's slideshows
+say outside any ``noscript``); in English, German, French, Spanish and Italian."""
+
+
+ASKS_FOR_JAVASCRIPT = re.compile(
+    r"(?:[^.!?]*\b(?:requires? javascript|(?:please )?enable javascript|javascript (?:is|must be) (?:required|enabled)"
+    r"|javascript aktivier(?:en|t)|aktivieren sie javascript|activ(?:er|ez) (?:le )?javascript"
+    r"|habilit(?:ar|e) (?:el )?javascript|attiva(?:re)? javascript)\b[^.!?]*[.!?]?\s*){1,2}",
+    re.IGNORECASE,
+)
+"""A request to turn JavaScript on, one or two sentences that may say more around it; a pattern of
+its own, read only in a block that names JavaScript (``_asks``): it looks for the request from
+every word of the block, which cost as much as all of ``ASKS`` on every short block of a page."""
+
+
+def _asks(text: str) -> bool:
+    """Whether ``text`` (a block's start, ``_reads``) only asks the reader to act."""
+    return _reads(text, ASKS, ASKING_CHARS) or (
+        "javascript" in text.lower() and _reads(text, ASKS_FOR_JAVASCRIPT, ASKING_CHARS)
+    )
 
 
 MORE = re.compile(
