@@ -84,6 +84,8 @@ TAG_WEIGHT = {
 
 def _own_text(element: Element) -> str:
     """Text that sits directly in ``element`` (between its children), as in ``<div>text<br>text</div>``."""
+    if not len(element):
+        return " ".join((element.text or "").split())
     parts = [element.text or ""]
     parts += [child.tail or "" for child in element]
     parts += ["".join(child.itertext()) for child in element if child.tag in INLINE]
