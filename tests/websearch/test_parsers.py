@@ -98,6 +98,22 @@ def test_a_highlighters_tokens_come_back_as_the_text_of_the_code(parser):
     assert (paragraph[0].text, len(paragraph[0])) == ("os.getcwd()", 0)
 
 
+def test_both_parsers_read_a_highlighted_block_to_the_same_tree():
+    lines = "".join(
+        f'<span class="line" id="L{n}"><span class="k">let</span> <span class="n">x{n}</span>'
+        f'<span class="line"><span class="o">=</span></span> <span class="m">{n}</span>;</span>\n'
+        for n in range(40)
+    )
+    html = f'<body><div class="highlight"><pre><code class="language-rust">{lines}</code></pre></div>'
+    fast, reference = parse.parse_html(html, "lexbor"), parse.parse_html(html, "html5lib")
+
+    def shape(root):
+        return [(e.tag, dict(e.attrib), e.text, e.tail) for e in root.iter()]
+
+    assert shape(fast) == shape(reference)
+    assert len(fast.findall(".//span")) == 80, "each line stays, and the span around its one token"
+
+
 @pytest.mark.parametrize("parser", ["lexbor", "html5lib"])
 def test_a_span_in_code_that_hides_or_says_more_than_its_class_stays_an_element(parser):
     html = (

@@ -8,9 +8,9 @@ an icon set's paths were a tenth of the elements of real pages), attributes with
 ``""``, comments and doctypes left out, and a highlighter's tokens in code (``pre``, ``code``)
 read as the text they hold: a ``span`` holding only its text, with nothing but a ``class`` and a
 ``style`` that do not hide it (``_a_token``). Pygments, Prism and Shiki set every word of code so,
-a quarter of a documentation page's elements (86,000 of 345,000 on the documentation sites of
-``make bench``), and every walk after the parse would read them one by one; the code's text is
-what is rendered of them. They count toward ``MAX_ELEMENTS`` all the same.
+a fifth of the elements of the documentation sites of ``make bench`` (73,000 of 345,000), and
+every walk after the parse would read them one by one; the code's text is what is rendered of
+them. They count toward ``MAX_ELEMENTS`` all the same.
 
 A page past the budget (``MAX_ELEMENTS`` elements, nesting ``MAX_NESTING`` deep, an element with
 more than ``MAX_ATTRIBUTES`` attributes, or attributes whose squares add up past
@@ -256,22 +256,31 @@ TOKEN_ATTRIBUTES = frozenset({"class", "style"})
 
 def _merge_tokens(root: Element) -> None:
     """Each highlighter's token in code (a ``span`` holding only its text, ``_a_token``) becomes
-    its text, as ``_from_lexbor`` reads them."""
-    for parent in {element for code in root.iter() if code.tag in CODE for element in code.iter()}:
-        kept: list[Element] = []
-        for child in parent:
-            if child.tag == "span" and not len(child) and _a_token(child.attrib):
-                text = (child.text or "") + (child.tail or "")
-                if not text:
-                    continue
-                if kept:
-                    kept[-1].tail = (kept[-1].tail or "") + text
-                else:
-                    parent.text = (parent.text or "") + text
+    its text, as ``_from_lexbor`` reads them: in document order, each parent before what it holds,
+    so that a line of tokens stays a ``span`` as lexbor found it, whatever it holds once they go."""
+    read: set[Element] = set()
+    for code in [element for element in root.iter() if element.tag in CODE]:
+        for parent in [element for element in code.iter() if element not in read]:
+            read.add(parent)
+            _merge_children(parent)
+
+
+def _merge_children(parent: Element) -> None:
+    """``parent``'s tokens (``_a_token``, leaves) become its text, in their place."""
+    kept: list[Element] = []
+    for child in parent:
+        if child.tag == "span" and not len(child) and _a_token(child.attrib):
+            text = (child.text or "") + (child.tail or "")
+            if not text:
+                continue
+            if kept:
+                kept[-1].tail = (kept[-1].tail or "") + text
             else:
-                kept.append(child)
-        if len(kept) < len(parent):
-            parent[:] = kept
+                parent.text = (parent.text or "") + text
+        else:
+            kept.append(child)
+    if len(kept) < len(parent):
+        parent[:] = kept
 
 
 def _attributes(node: object) -> dict[str, str]:

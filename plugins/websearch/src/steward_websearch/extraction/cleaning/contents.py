@@ -102,9 +102,10 @@ class ContentsSections:
     (``_a_contents_section``), and the lists in them: ``block in sections`` for a section, its
     list, the wrapper that holds nothing but that list, or a list nested in an item of it.
 
-    They are found in one walk of the content (outside code), the first time one is asked about. ``clean`` asks
-    block by block and ``drop_menus`` list by list; counting each one's sections side by side
-    again made 2,000 of them a quadratic page (18 s; 0.25 s before there was a rule to ask).
+    They are found in one walk of the content (outside code), the first time one is asked about.
+    ``clean`` asks block by block and ``drop_menus`` list by list; counting each one's sections
+    side by side again made 2,000 of them a quadratic page (18 s; 0.25 s before there was a rule
+    to ask).
     """
 
     def __init__(self, content: Element, measures: Measures) -> None:
