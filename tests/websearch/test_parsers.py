@@ -27,12 +27,12 @@ def test_trees_have_the_same_shape():
         '<svg viewBox="0 0 1 1"><path d="M0"/></svg><table><td>cell</table>'
     )
     fast, reference = parse.parse_html(html, "lexbor"), parse.parse_html(html, "html5lib")
-
-    def shape(root):
-        return [(e.tag, dict(e.attrib), e.text, e.tail) for e in root.iter()]
-
     assert shape(fast) == shape(reference)
     assert fast.find("body/p").get("hidden") == ""
+
+
+def shape(root):
+    return [(e.tag, dict(e.attrib), e.text, e.tail) for e in root.iter()]
 
 
 @pytest.mark.parametrize("parser", ["lexbor", "html5lib"])
@@ -106,10 +106,6 @@ def test_both_parsers_read_a_highlighted_block_to_the_same_tree():
     )
     html = f'<body><div class="highlight"><pre><code class="language-rust">{lines}</code></pre></div>'
     fast, reference = parse.parse_html(html, "lexbor"), parse.parse_html(html, "html5lib")
-
-    def shape(root):
-        return [(e.tag, dict(e.attrib), e.text, e.tail) for e in root.iter()]
-
     assert shape(fast) == shape(reference)
     assert len(fast.findall(".//span")) == 80, "each line stays, and the span around its one token"
 
