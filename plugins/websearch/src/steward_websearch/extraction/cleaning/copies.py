@@ -83,7 +83,7 @@ def _previews(blocks: list[Element], measures: Measures) -> Iterator[Element]:
     for text, preview in ordered:
         if len(text) > PREVIEW_CHARS:
             continue
-        stem = CUT.sub("", text)
+        stem = CUT.sub("", text) if CUT.search(text[-CUT_TAIL:]) else text
         marked = len(stem) < len(text)
         index, tried = bisect.bisect_left(texts, stem), 0
         while index < len(texts) and texts[index].startswith(stem) and tried < PREVIEW_CANDIDATES:
@@ -113,6 +113,10 @@ PREVIEW_CANDIDATES = 8
 
 CUT = re.compile(r"\s*(?:…|\.\.\.|\(more\)|\b(?:read|see|show) more\b|\bcontinue reading\b)+\s*$", re.IGNORECASE)
 """How a preview ends where its text is cut: an ellipsis, "(more)", "Read more", "Continue reading"."""
+CUT_TAIL = 40
+"""Where ``CUT`` is looked for first: the end of a block's text (whitespace collapsed), which holds
+the last mark if there is one. Looked for in the whole text, the pattern is tried from every
+character of it."""
 
 
 COPY_CHARS = 100
