@@ -45,6 +45,31 @@ def test_a_page_with_fewer_tags_than_the_cap_is_not_scanned():
     assert parse.nesting_depth("<div>" * parse.MAX_NESTING) == 0
 
 
+def test_a_page_of_more_tags_than_the_cap_few_of_which_could_deepen_it_is_not_scanned(monkeypatch):
+    """A long reference: thousands of ``dt``, ``dd``, ``p`` and ``li``, each closing the one before."""
+    reference = "<dl>" + "<dt>name<dd><p>what it does<ul><li>one<li>two</ul>" * 3_000 + "</dl>"
+
+    class Unread:
+        def findall(self, *args):
+            raise AssertionError("the page was scanned tag by tag")
+
+    monkeypatch.setattr(parse, "_TAG", Unread())
+    assert parse.nesting_depth(reference) == 0
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "<div>" * 9_000 + "<p>x" * 9_000,
+        "<P>x" * 9_000 + "<div>" * 9_000,
+        "<div>" * 9_000 + "<script>" + "'<li>'" * 9_000 + "</script>",
+    ],
+)
+def test_what_could_deepen_the_page_is_never_counted_short(source):
+    """Tags that cannot deepen the page, in any case and anywhere, never hide nesting that does."""
+    assert parse.nesting_depth(source) > parse.MAX_NESTING
+
+
 @pytest.mark.parametrize("parser", PARSERS)
 def test_too_many_elements_are_refused_with_both_parsers(parser, monkeypatch):
     monkeypatch.setattr(parse, "MAX_ELEMENTS", 1_000)

@@ -161,6 +161,11 @@ UNNESTED = frozenset(
     p li dt dd tr td th option optgroup rb rt rp tbody thead tfoot colgroup caption""".split()
 )
 """Void elements and those whose end tag is implied: they never deepen the tree the way they read."""
+_DEEPENING = re.compile(r"<(?!(?:" + "|".join(sorted(UNNESTED)) + r")[\s/>])[A-Za-z]")
+"""Where a start tag that could deepen the tree may begin: a ``<`` and a letter, but not a name of
+``UNNESTED`` in lower case. At least as many as the scan counts: a ``<`` in a script or a ``<P>``
+only makes more. Read without ``IGNORECASE``, which would keep ``re`` from going from ``<`` to
+``<`` (four times as fast on requests' API page, where it spares a scan of 17,000 tags)."""
 
 
 def nesting_depth(source: str) -> int:
@@ -169,10 +174,11 @@ def nesting_depth(source: str) -> int:
     Counted without parsing: every start tag deepens, every end tag returns; void elements and those
     with implied end tags do neither, and neither does a self-closing tag inside ``svg`` or ``math``
     (in HTML, ``<div/>`` opens a ``div``). A page with fewer tags than ``MAX_NESTING`` is not scanned,
-    nor what follows its last ``>``: no tag ends there, and each ``<`` of it was read to the end
-    (20,000 ``<b x`` and no ``>`` took 13 s).
+    nor one with fewer tags that could deepen it (``_DEEPENING``: a long reference's thousands of
+    ``p``, ``li`` and ``dd`` cannot), nor what follows its last ``>``: no tag ends there, and each
+    ``<`` of it was read to the end (20,000 ``<b x`` and no ``>`` took 13 s).
     """
-    if source.count("<") <= MAX_NESTING:
+    if source.count("<") <= MAX_NESTING or len(_DEEPENING.findall(source)) <= MAX_NESTING:
         return 0
     depth = deepest = foreign = 0
     for closing, name, last in _TAG.findall(source, 0, source.rfind(">") + 1):
