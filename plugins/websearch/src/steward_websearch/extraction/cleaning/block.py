@@ -102,7 +102,11 @@ def clean(content: Element, *, article: bool) -> Measures:
         (
             element
             for element in outside_code(content)
-            if is_posters_rank(element, measures) or (reads_as_article and _is_byline(element, measures, records))
+            if (words := class_words(element))
+            and (
+                is_posters_rank(element, measures, words=words)
+                or (reads_as_article and _is_byline(element, words, measures, records))
+            )
         ),
         measures,
     )
@@ -664,13 +668,14 @@ POINTS_ELSEWHERE = re.compile(
 post you might also like:"), or "more" ("Learn more in our plumbing series:", "MÁS INFORMACIÓN:")."""
 
 
-def is_posters_rank(element: Element, measures: Measures) -> bool:
+def is_posters_rank(element: Element, measures: Measures, *, words: frozenset[str] | None = None) -> bool:
     """The rank a forum gives a poster ("New Head-Fier", "Junior Guru Wannabe", "Gold Member"):
     XenForo's ``userTitle``, vBulletin's ``usertitle``, phpBB's ``profile-rank``, Discourse's
-    ``user-title``. The forum's label of the poster, not what the poster wrote."""
+    ``user-title``. The forum's label of the poster, not what the poster wrote. ``words`` are
+    the element's ``class_words``, when the caller has read them."""
     if not 0 < measures.chars.get(element, 0) <= RANK_CHARS:
         return False
-    words = class_words(element)
+    words = class_words(element) if words is None else words
     return bool(words & RANKS) or (bool(words & RANK_WORDS) and bool(words & POSTERS))
 
 
@@ -690,9 +695,9 @@ BYLINES = frozenset({"byline", "dateline", "timestamp"})
 BYLINE_CHARS = 200
 
 
-def _is_byline(element: Element, measures: Measures, records: set[Element]) -> bool:
-    """A byline, a timestamp line or the box about the author: an article's metadata, not its text."""
-    words = class_words(element)
+def _is_byline(element: Element, words: frozenset[str], measures: Measures, records: set[Element]) -> bool:
+    """A byline, a timestamp line or the box about the author (``words``, its ``class_words``, say
+    so): an article's metadata, not its text."""
     if words & BYLINES:
         return measures.chars.get(element, 0) <= BYLINE_CHARS
     return (
