@@ -32,7 +32,7 @@ from xml.etree.ElementTree import Element
 import html5lib
 
 from steward_websearch.extraction.roles import hides
-from steward_websearch.extraction.tree import MAX_DEPTH, flatten_deep
+from steward_websearch.extraction.tree import MAX_DEPTH, add_text, flatten_deep
 from steward_websearch.extraction.vocabulary import CODE
 
 try:
@@ -276,13 +276,8 @@ def _merge_children(parent: Element) -> None:
     kept: list[Element] = []
     for child in parent:
         if child.tag == "span" and not len(child) and _a_token(child.attrib):
-            text = (child.text or "") + (child.tail or "")
-            if not text:
-                continue
-            if kept:
-                kept[-1].tail = (kept[-1].tail or "") + text
-            else:
-                parent.text = (parent.text or "") + text
+            add_text(kept, parent, child.text)
+            add_text(kept, parent, child.tail)
         else:
             kept.append(child)
     if len(kept) < len(parent):

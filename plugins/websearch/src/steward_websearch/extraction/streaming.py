@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from xml.etree.ElementTree import Element
 
+from steward_websearch.extraction.tree import add_text
+
 _CALL = re.compile(r"""\$R([CRS])\(\s*["']([^"'\\]{1,64})["']\s*,\s*["']([^"'\\]{1,64})["']\s*([,)])""")
 _PENDING = re.compile(
     r"""<template id="(B:[^"]{1,64})"></template>(?:(?!<!--\$|<template id="B:).){0,65536}?<!--/\$-->""", re.DOTALL
@@ -121,13 +123,13 @@ def _rebuild(parent: Element, fills: dict[Element, Element], segments: set[Eleme
     pending: list[Element | str] = [*reversed(parent)]
     kept: list[Element] = []
     parent.text, text = None, parent.text
-    _add_text(kept, parent, text)
+    add_text(kept, parent, text)
     while pending:
         item = pending.pop()
         if isinstance(item, str):
-            _add_text(kept, parent, item)
+            add_text(kept, parent, item)
         elif item in segments:
-            _add_text(kept, parent, item.tail)
+            add_text(kept, parent, item.tail)
         elif (segment := fills.pop(item, None)) is None:
             kept.append(item)
         else:
@@ -135,13 +137,3 @@ def _rebuild(parent: Element, fills: dict[Element, Element], segments: set[Eleme
             pending.extend(reversed(segment))
             pending.append(segment.text or "")
     parent[:] = kept
-
-
-def _add_text(kept: list[Element], parent: Element, text: str | None) -> None:
-    """Add ``text`` after what ``kept`` holds so far: to the tail of its last child, or to ``parent``'s text."""
-    if not text:
-        return
-    if kept:
-        kept[-1].tail = (kept[-1].tail or "") + text
-    else:
-        parent.text = (parent.text or "") + text

@@ -104,6 +104,17 @@ def _drop_children(parent: Element, unwanted: Callable[[Element], bool]) -> list
     return kept
 
 
+def add_text(kept: list[Element], parent: Element, text: str | None) -> None:
+    """Add ``text`` after what ``kept`` holds so far, as ``parent``'s children are rebuilt: to the
+    tail of its last child, or to ``parent``'s text. Whitespace and all: code keeps every space."""
+    if not text:
+        return
+    if kept:
+        kept[-1].tail = (kept[-1].tail or "") + text
+    else:
+        parent.text = (parent.text or "") + text
+
+
 def _keep_tail(parent: Element, before: Element | None, tail: str | None) -> None:
     """Give the tail of a child that goes to the sibling ``before`` it, or to ``parent``'s text."""
     if not tail or not tail.strip():
