@@ -116,7 +116,7 @@ def test_a_conversation_turn_is_answered_by_the_real_model(chat_server, tmp_path
 def test_a_tool_call_parsed_by_llama_server_goes_through_confirmation_and_back_to_the_model(chat_server, tmp_path):
     kitchen, seen = Kitchen(), []
     with serve_app(requiring_a_tool(chat_server.url, seen)) as proxy:
-        config = {"model": {"base_url": f"{proxy}/v1", "max_tokens": 64}}
+        config = {"model": {"base_url": f"{proxy}/v1", "max_tokens": 64, "temperature": 0}}
         with serve_host([steward.Plugin("kitchen", kitchen)], data_dir=tmp_path, config=config) as served:
             person = served.client(["conversation"])
             paused = person.post(MESSAGE, json={"messages": [{"role": "user", "content": "Boil the kettle, please."}]})
@@ -138,6 +138,9 @@ def test_a_tool_call_parsed_by_llama_server_goes_through_confirmation_and_back_t
     assert len(tool_results) == 1
     assert "the kettle is boiling" in tool_results[0]["content"]
     assert all("tool_choice" not in item for item in seen if "messages" in item), "Steward sends no tool_choice"
+    assert all(item.get("temperature") == 0 for item in seen if "messages" in item), (
+        "greedy: what the model says after the tool's result is the same every run"
+    )
 
 
 def test_the_server_killed_mid_turn_is_a_clear_error_and_nothing_runs_twice(llama_binary, tmp_path):
