@@ -2956,6 +2956,36 @@ def test_the_short_sections_beside_a_long_one_are_parts_of_the_same_document():
     assert "Home" not in text
 
 
+@pytest.mark.parametrize("wrappers", [0, 1, 2])
+def test_sections_each_wrapped_in_a_div_of_their_own_are_still_parts_of_the_same_document(wrappers: int):
+    def wrapped(section: str) -> str:
+        return "<div class='css-cen'>" * wrappers + section + "</div>" * wrappers
+
+    answers = "".join(
+        f"<h3>Do I need insurance for trip {n}?</h3><p>As required by law, you must keep your own insurance for"
+        f" trip {n}, and the platform adds its cover while you are online and on a trip with a rider.</p>"
+        for n in range(12)
+    )
+    text = markdown(
+        f"{NAV}<main>"
+        + wrapped(
+            "<section><h2>Insurance to help protect you</h2><p>Our cover meets every state's rules.</p></section>"
+        )
+        + wrapped("<section><h2>Coverage when you are offline</h2><p>Your own policy covers you then.</p></section>")
+        + wrapped(f"<section><div class='faq'><h2>Frequently asked questions</h2>{answers}</div></section>")
+        + wrapped(
+            "<section><p><a href='/ca'>California</a> <a href='/ny'>New York</a> <a href='/tx'>Texas</a>"
+            " <a href='/wa'>Washington</a></p></section>"
+        )
+        + "</main><div class='promo'><p>Download the app and drive with us: earn on your own schedule.</p></div>"
+    )
+    assert "trip 11" in text
+    assert "Our cover meets every state's rules" in text, "the section before the long one"
+    assert "Your own policy covers you then" in text
+    assert "[Texas]" not in text, "a section of links is no part of what the page says"
+    assert "Download the app" not in text, "what is not a section is not one of the parts"
+
+
 def test_sections_after_a_declared_articles_story_are_not_its_parts():
     assert "node --inspect app.js" not in reference_page(ARTICLE_TYPE)
 

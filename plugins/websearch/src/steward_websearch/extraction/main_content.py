@@ -181,6 +181,7 @@ def main_content(
         return None
     top = _thread(top, measures)
     wrapper = _outer_wrapper(top, body, measures)
+    in_a_section = _in_a_section(top, wrapper, measures)
     siblings = list(measures.parent[wrapper])
     if wrapper is not top:
         headers = {
@@ -199,7 +200,7 @@ def main_content(
             or scores.get(sibling, -1e9) + bonus >= threshold
             or worthy_paragraph(sibling, measures)
             or is_data(sibling, measures)
-            or (not article and _another_section(top, sibling, measures))
+            or (not article and in_a_section and _another_section(sibling, measures))
         ):
             if before is not None and before.tag in HEADINGS and (not len(chosen) or chosen[-1] is not before):
                 chosen.append(before)
@@ -211,10 +212,23 @@ def main_content(
     return chosen
 
 
-def _another_section(top: Element, sibling: Element, measures: Measures) -> bool:
-    """Whether ``sibling`` is another part of the document ``top`` is a part of: both are HTML
-    ``section`` elements (sectioning: the parts of one whole, side by side), and the sibling says
-    something (``SECTION_CHARS``) other than links (``SECTION_LINK_SHARE``).
+def _in_a_section(top: Element, wrapper: Element, measures: Measures) -> bool:
+    """Whether ``top`` is, or sits in, an HTML ``section`` no higher than its ``wrapper``."""
+    node: Element | None = top
+    while node is not None:
+        if node.tag == "section":
+            return True
+        if node is wrapper:
+            return False
+        node = measures.parent.get(node)
+    return False
+
+
+def _another_section(sibling: Element, measures: Measures) -> bool:
+    """Whether ``sibling``, beside a chosen block that is or sits in a ``section``, is another part of
+    the same document: it is a ``section`` too, or wraps one and nothing else (sectioning: the
+    parts of one whole, side by side; a React page wraps each in a ``div`` or two of its own), and
+    says something (``SECTION_CHARS``) other than links (``SECTION_LINK_SHARE``).
 
     Reference pages and service pages set each part in a ``section`` of its own: an API's
     overview beside its classes, the usage beside the example, a service's "how it works" beside
@@ -222,9 +236,11 @@ def _another_section(top: Element, sibling: Element, measures: Measures) -> bool
     much; the short parts are the page's all the same. Not on a page that declares itself an
     article (``main_content``'s caller says so): there the sections after the story are its
     related posts and calls to action."""
+    node = sibling
+    while node.tag != "section" and len(node) == 1 and not (node.text or "").strip():
+        node = node[0]
     return (
-        top.tag == "section"
-        and sibling.tag == "section"
+        node.tag == "section"
         and measures.chars.get(sibling, 0) >= SECTION_CHARS
         and measures.link_density(sibling) < SECTION_LINK_SHARE
     )
