@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import pytest
 from steward_websearch.extraction import cleaning, parse
+from steward_websearch.extraction.cleaning import furniture
+from steward_websearch.extraction.tree import Measures
 
 STORY = "<p>" + "The river rose through the night and the bridge held until dawn. " * 6 + "</p>"
 
@@ -284,6 +286,16 @@ def test_a_permalink_beside_its_heading_goes_and_a_link_to_another_heading_stays
     cleaning.drop_permalinks(content, article=False)
     assert "Section titled" not in text(content)
     assert "See Rinsing first." in text(content), "a link to a heading elsewhere is a reference"
+
+
+def test_a_link_to_another_page_whose_path_spells_the_headings_id_is_no_permalink():
+    content = content_of(
+        "<div id='changelog'><h2>Changelog</h2><a class='headerlink' href='/changelog'>¶</a>"
+        "<a class='headerlink' href='#changelog'>¶</a></div>" + STORY
+    )
+    measures = Measures(content)
+    found = {anchor.get("href"): furniture.is_permalink(anchor, measures) for anchor in content.iter("a")}
+    assert found == {"/changelog": False, "#changelog": True}, "only a link to '#' and the id is the block's own"
 
 
 def test_a_list_of_links_to_the_pages_sections_and_elsewhere_is_no_table_of_contents():

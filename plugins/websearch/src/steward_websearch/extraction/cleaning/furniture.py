@@ -418,7 +418,7 @@ def is_permalink(link: Element, measures: Measures) -> bool:
     element around it and says nothing, or to the heading it sits beside and says no more than
     that heading's name, with a class that names it (Starlight's ``sl-anchor-link``, whose text
     for screen readers is "Section titled “Steps”")."""
-    target = (link.get("href") or "")[1:]
+    target = _fragment(link)
     if not target:
         return False
     text = "".join(link.itertext()).strip()
@@ -445,9 +445,8 @@ def links_its_heading(link: Element, measures: Measures) -> bool:
     """Whether ``link``, in a heading, points to that heading: its ``id``, or that of the block it
     opens (a section, a wrapper), ``#`` and the name. MDN sets each heading's text so; unlike a
     permalink, it says the heading's words, and stays with them."""
-    href = link.get("href") or ""
-    target = href[1:]
-    if href[:1] != "#" or not target:
+    target = _fragment(link)
+    if not target:
         return False
     heading = next((node for node in itertools.islice(ancestors(link, measures), 2) if node.tag in HEADINGS), None)
     return heading is not None and _named_around(heading, target, HEADING_ANCHOR_LEVELS, measures)
@@ -455,6 +454,12 @@ def links_its_heading(link: Element, measures: Measures) -> bool:
 
 HEADING_ANCHOR_LEVELS = 3
 """Where a heading's own anchor is looked for: the heading, the block it opens, that block's wrapper."""
+
+
+def _fragment(link: Element) -> str:
+    """The ``id`` a same-page link (``#name``) points to, or ``""`` for a link to anywhere else."""
+    href = link.get("href") or ""
+    return href[1:] if href[:1] == "#" else ""
 
 
 def _named_around(element: Element, target: str, levels: int, measures: Measures) -> bool:
