@@ -126,7 +126,8 @@ def main_content(
     are then looked for beside the outermost wrapper that holds nothing but the candidate
     (``_outer_wrapper``); a block before that wrapper which holds the page's ``h1`` is the title's
     header, whose lead ``_lead`` takes and whose datelines and share buttons it leaves. On a page
-    that does not declare itself an article, a ``section`` takes its sibling sections with it
+    that does not declare itself an article, a candidate that is or sits in a ``section`` (up to
+    that wrapper: ``_in_a_section``) takes the wrapper's sibling sections with it
     (``_another_section``).
 
     ``measures`` are the body's as it stands, when the caller has them (``remove_boilerplate``
