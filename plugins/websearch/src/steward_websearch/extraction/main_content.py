@@ -182,7 +182,7 @@ def main_content(
         return None
     top = _thread(top, measures)
     wrapper = _outer_wrapper(top, body, measures)
-    in_a_section = _in_a_section(top, wrapper, measures)
+    sections_too = not article and _in_a_section(top, wrapper, measures)
     siblings = list(measures.parent[wrapper])
     if wrapper is not top:
         headers = {
@@ -201,7 +201,7 @@ def main_content(
             or scores.get(sibling, -1e9) + bonus >= threshold
             or worthy_paragraph(sibling, measures)
             or is_data(sibling, measures)
-            or (not article and in_a_section and _another_section(sibling, measures))
+            or (sections_too and _another_section(sibling, measures))
         ):
             if before is not None and before.tag in HEADINGS and (not len(chosen) or chosen[-1] is not before):
                 chosen.append(before)
