@@ -101,13 +101,36 @@ def test_a_highlighters_tokens_come_back_as_the_text_of_the_code(parser):
 def test_both_parsers_read_a_highlighted_block_to_the_same_tree():
     lines = "".join(
         f'<span class="line" id="L{n}"><span class="k">let</span> <span class="n">x{n}</span>'
-        f'<span class="line"><span class="o">=</span></span> <span class="m">{n}</span>;</span>\n'
+        f'<span class="line"><span class="o">=</span></span> <span class="m"><span class="mi">{n}</span> </span>'
+        f'<span class="p"><span class="o"><span class="p">;</span></span></span></span>\n'
         for n in range(40)
     )
     html = f'<body><div class="highlight"><pre><code class="language-rust">{lines}</code></pre></div>'
     fast, reference = parse.parse_html(html, "lexbor"), parse.parse_html(html, "html5lib")
     assert shape(fast) == shape(reference)
-    assert len(fast.findall(".//span")) == 80, "each line stays, and the span around its one token"
+    assert [span.get("class") for span in fast.findall(".//span")[:3]] == ["line", "m", "p"], (
+        "each line stays (it has an id), and so does a span of a token and a space, and one of a token of a token;"
+        " a span of one token is its text"
+    )
+    assert len(fast.findall(".//span")) == 120
+    assert "".join(fast.find(".//code").itertext()).splitlines()[7] == "let x7= 7 ;"
+
+
+@pytest.mark.parametrize("parser", ["lexbor", "html5lib"])
+def test_a_declarations_tokens_are_its_text_though_it_is_in_no_code(parser):
+    """Sphinx sets each documented function's signature as code, in spans of tokens, but in a ``dt.sig``."""
+    html = (
+        '<dl class="py function"><dt class="sig sig-object py" id="requests.get">'
+        '<span class="sig-prename descclassname"><span class="pre">requests.</span></span>'
+        '<span class="sig-name descname"><span class="pre">get</span></span><span class="sig-paren">(</span>'
+        '<em class="sig-param"><span class="n"><span class="pre">url</span></span></em>'
+        '<span class="sig-paren">)</span></dt><dd><p><span class="n">Sends</span> a GET request.</p></dd></dl>'
+    )
+    body = parse.parse_html(html, parser).find("body")
+    signature = body.find("dl/dt")
+    assert (signature.text, [child.tag for child in signature], signature[0].text) == ("requests.get(", ["em"], "url")
+    assert "".join(signature.itertext()) == "requests.get(url)"
+    assert body.find("dl/dd/p/span").text == "Sends", "outside a declaration a span stays an element"
 
 
 @pytest.mark.parametrize("parser", ["lexbor", "html5lib"])

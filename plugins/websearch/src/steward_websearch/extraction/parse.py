@@ -6,11 +6,14 @@ give the same tree shape: lower-case HTML tag names without a namespace, ``svg``
 their namespaces and empty (a drawing's paths and a formula's layout are never read as text, and
 an icon set's paths were a tenth of the elements of real pages), attributes without a value as
 ``""``, comments and doctypes left out, and a highlighter's tokens in code (``pre``, ``code``)
-read as the text they hold: a ``span`` holding only its text, with nothing but a ``class`` and a
-``style`` that do not hide it (``_a_token``). Pygments, Prism and Shiki set every word of code so,
-a fifth of the elements of the documentation sites of ``make bench`` (73,000 of 345,000), and
-every walk after the parse would read them one by one; the code's text is what is rendered of
-them. They count toward ``MAX_ELEMENTS`` all the same.
+read as the text they hold: a ``span`` holding only its text, or only one such ``span``, with
+nothing but a ``class`` and a ``style`` that do not hide it (``_a_token``). Pygments, Prism and
+Shiki set every word of code so, a fifth of the elements of the documentation sites of ``make
+bench`` (73,000 of 345,000), and every walk after the parse would read them one by one; the code's
+text is what is rendered of them. A declaration is code too, though in no ``pre`` or ``code``
+(``roles.declares``): Sphinx sets each documented function's signature in a ``dt.sig`` of
+``span.n > span.pre``, 44,000 more elements of those pages, and spans of one token were 23,000
+more. Tokens count toward ``MAX_ELEMENTS`` all the same.
 
 A page past the budget (``MAX_ELEMENTS`` elements, nesting ``MAX_NESTING`` deep, an element with
 more than ``MAX_ATTRIBUTES`` attributes, or attributes whose squares add up past
@@ -31,7 +34,7 @@ from xml.etree.ElementTree import Element
 
 import html5lib
 
-from steward_websearch.extraction.roles import hides
+from steward_websearch.extraction.roles import declares, hides
 from steward_websearch.extraction.tree import MAX_DEPTH, add_text, flatten_deep
 from steward_websearch.extraction.vocabulary import CODE
 
@@ -201,7 +204,7 @@ def nesting_depth(source: str) -> int:
 def _from_lexbor(html: object) -> Element:
     """Copy lexbor's tree into ``xml.etree`` elements, iteratively (no depth is too deep), an
     element ``MAX_DEPTH`` deep read as its text (what ``flatten_deep`` does, without another walk),
-    ``svg`` and ``math`` without what they hold, a token in code as its text (``_a_token``).
+    ``svg`` and ``math`` without what they hold, a token in code as its text (``_token_text``).
 
     Every property of a lexbor node is a call that builds a new wrapper, so each is read once.
     """
@@ -222,13 +225,10 @@ def _from_lexbor(html: object) -> Element:
                     _count(elements)
                 attributes = _attributes(node)
                 child = node.child
-                if (
-                    in_code
-                    and tag == "span"
-                    and _a_token(attributes)
-                    and (child is None or (child.tag == "-text" and child.next is None))
-                ):
-                    text = None if child is None else child.text_content
+                token = _token_text(child) if in_code and tag == "span" and _a_token(attributes) else None
+                if token is not None:
+                    text, held = token
+                    elements += held
                 else:
                     namespace = FOREIGN.get(tag)
                     element = Element(namespace + tag if namespace else tag, attributes)
@@ -240,7 +240,7 @@ def _from_lexbor(html: object) -> Element:
                         element.text = " ".join(node.text(deep=True).split())
                     elif child is not None:
                         stack.append((node.next, parent, depth, in_code))
-                        stack.append((child, element, depth + 1, in_code or tag in CODE))
+                        stack.append((child, element, depth + 1, in_code or tag in CODE or declares(attributes)))
                         break
             if text is not None:
                 if last is None:
@@ -249,6 +249,27 @@ def _from_lexbor(html: object) -> Element:
                     last.tail = (last.tail or "") + text
             node = node.next
     return root
+
+
+def _token_text(child: object) -> tuple[str | None, int] | None:
+    """What a token in code whose first child is ``child`` reads, and the tokens it holds: nothing,
+    its one text, or the one text of the one token it holds (a line of one token, Sphinx's
+    ``span.n > span.pre``). ``None`` when it holds more: it stays an element."""
+    if child is None:
+        return None, 0
+    if child.next is not None:
+        return None
+    tag = child.tag
+    if tag == "-text":
+        return child.text_content, 0
+    if tag != "span" or not _a_token(_attributes(child)):
+        return None
+    inner = child.child
+    if inner is None:
+        return None, 1
+    if inner.tag == "-text" and inner.next is None:
+        return inner.text_content, 1
+    return None
 
 
 def _a_token(attributes: dict[str, str]) -> bool:
@@ -261,27 +282,41 @@ TOKEN_ATTRIBUTES = frozenset({"class", "style"})
 
 
 def _merge_tokens(root: Element) -> None:
-    """Each highlighter's token in code (a ``span`` holding only its text, ``_a_token``) becomes
-    its text, as ``_from_lexbor`` reads them: in document order, each parent before what it holds,
-    so that a line of tokens stays a ``span`` as lexbor found it, whatever it holds once they go."""
+    """Each highlighter's token in code or in a declaration (a ``span`` holding only its text, or
+    only one such ``span``: ``_a_token``) becomes its text, as ``_from_lexbor`` reads them: in
+    document order, each parent before what it holds, so that a line of tokens stays a ``span`` as
+    lexbor found it, whatever it holds once they go."""
     read: set[Element] = set()
-    for code in [element for element in root.iter() if element.tag in CODE]:
+    for code in [element for element in root.iter() if element.tag in CODE or declares(element.attrib)]:
         for parent in [element for element in code.iter() if element not in read]:
             read.add(parent)
             _merge_children(parent)
 
 
 def _merge_children(parent: Element) -> None:
-    """``parent``'s tokens (``_a_token``, leaves) become its text, in their place."""
+    """``parent``'s tokens become their text, in their place."""
     kept: list[Element] = []
     for child in parent:
-        if child.tag == "span" and not len(child) and _a_token(child.attrib):
-            add_text(kept, parent, child.text)
-            add_text(kept, parent, child.tail)
-        else:
+        text = _token_text_of(child)
+        if text is None:
             kept.append(child)
+        else:
+            add_text(kept, parent, text)
+            add_text(kept, parent, child.tail)
     if len(kept) < len(parent):
         parent[:] = kept
+
+
+def _token_text_of(element: Element) -> str | None:
+    """What a token reads, as ``_token_text`` reads lexbor's: ``None`` when ``element`` is none."""
+    if element.tag != "span" or not _a_token(element.attrib):
+        return None
+    if not len(element):
+        return element.text or ""
+    only = element[0]
+    if len(element) == 1 and not element.text and not only.tail and only.tag == "span" and not len(only):
+        return (only.text or "") if _a_token(only.attrib) else None
+    return None
 
 
 def _attributes(node: object) -> dict[str, str]:

@@ -157,6 +157,23 @@ marks a CMS's body paragraphs); ``nav`` only before a word for a piece of naviga
 whatever follows it (``navy``, ``navigator``)."""
 
 
+def declares(attributes: dict[str, str]) -> bool:
+    """Whether an element with these attributes is named for the declaration it sets out
+    (``DECLARING``): Sphinx's ``dt.sig`` over each function it documents, spelt in spans of
+    highlighter's tokens (``span.n > span.pre``) as code is, though in no ``code``."""
+    classes = attributes.get("class")
+    if not classes or ("sig" not in classes and "declaration" not in classes):
+        return False
+    return not _label_words(classes).isdisjoint(DECLARING)
+
+
+DECLARING = SIGNATURES - {"code", "signature"}
+"""The words naming a block for the code it declares, and nothing else: ``code`` names examples
+and toolbars as often, and ``signature`` a forum's lines under a member's posts, told from a
+declaration by the parts named for code it holds (``holds_code_parts``), which stay elements to be
+read."""
+
+
 def holds_code_parts(block: Element) -> bool:
     """Whether ``block`` holds parts named for what they are in code (``DECLARATION_PARTS``):
     ``signature`` is a forum's word for the lines under a member's posts, and a reference's for a
