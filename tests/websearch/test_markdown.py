@@ -114,6 +114,21 @@ def test_a_code_block_keeps_a_line_per_block_and_per_br(parser):
     assert render(html, markdown=False, parser=parser) == '{\n  "id": 7,\n}\n\nls\ncd /tmp'
 
 
+def test_a_span_named_a_line_of_code_is_a_line_of_its_own(parser):
+    """Gatsby's and Astro's highlighters put each line in a ``span`` their stylesheet shows as a
+    block, with no line break between them; Shiki's spans have one, which is not doubled."""
+    gatsby = "".join(
+        f"<span class='gatsby-highlight-code-line'>{line}</span>" for line in ["npm create vite@latest app", "cd app"]
+    )
+    shiki = "\n".join(f"<span class='line'><span style='color:#D73A49'>{line}</span></span>" for line in ["a", "b"])
+    modules = "".join(f"<span class='codeLine_lJS_'>{line}</span>" for line in ["x = 1", "y = 2"])
+    styled = "<span class='line-through'>old</span> <span class='inline'>new</span>"
+    html = f"<pre>{gatsby}</pre><pre>{shiki}</pre><pre><code>{modules}</code></pre><pre>{styled}</pre>"
+    assert render(html, markdown=False, parser=parser) == (
+        "npm create vite@latest app\ncd app\n\na\nb\n\nx = 1\ny = 2\n\nold new"
+    )
+
+
 def test_a_list_item_of_several_blocks_keeps_them_apart(parser):
     html = "<ul><li><h4>id</h4><p>Unique identifier.</p></li><li><div>Kettle</div><div>€49</div></li></ul>"
     assert render(html, parser=parser) == "- #### id\n\n  Unique identifier.\n- Kettle\n\n  €49"

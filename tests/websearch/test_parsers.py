@@ -101,18 +101,22 @@ def test_a_highlighters_tokens_come_back_as_the_text_of_the_code(parser):
 def test_both_parsers_read_a_highlighted_block_to_the_same_tree():
     lines = "".join(
         f'<span class="line" id="L{n}"><span class="k">let</span> <span class="n">x{n}</span>'
-        f'<span class="line"><span class="o">=</span></span> <span class="m"><span class="mi">{n}</span> </span>'
+        f'<span class="hl"><span class="o">=</span></span> <span class="m"><span class="mi">{n}</span> </span>'
         f'<span class="p"><span class="o"><span class="p">;</span></span></span></span>\n'
         for n in range(40)
     )
-    html = f'<body><div class="highlight"><pre><code class="language-rust">{lines}</code></pre></div>'
+    end = '<span class="line"><span class="c">// end</span></span><span class="code-line">}</span>'
+    html = f'<body><div class="highlight"><pre><code class="language-rust">{lines}{end}</code></pre></div>'
     fast, reference = parse.parse_html(html, "lexbor"), parse.parse_html(html, "html5lib")
     assert shape(fast) == shape(reference)
     assert [span.get("class") for span in fast.findall(".//span")[:3]] == ["line", "m", "p"], (
-        "each line stays (it has an id), and so does a span of a token and a space, and one of a token of a token;"
+        "each line stays, and so does a span of a token and a space, and one of a token of a token;"
         " a span of one token is its text"
     )
-    assert len(fast.findall(".//span")) == 120
+    assert [(span.get("class"), span.text) for span in fast.findall(".//span")[120:]] == [
+        ("line", "// end"),
+        ("code-line", "}"),
+    ], "a line stays a line, however little it holds"
     assert "".join(fast.find(".//code").itertext()).splitlines()[7] == "let x7= 7 ;"
 
 

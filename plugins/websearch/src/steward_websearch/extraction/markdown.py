@@ -13,6 +13,7 @@ from xml.etree.ElementTree import Element
 
 from steward_websearch.extraction import commonmark
 from steward_websearch.extraction.links import absolute_url
+from steward_websearch.extraction.roles import names_a_line
 from steward_websearch.extraction.vocabulary import BLOCKS, NEVER_TEXT, TABLE_CELLS
 
 _SPACES = re.compile(r"[ \t\n\r\f]+")
@@ -406,7 +407,10 @@ def _holding_blocks(root: Element) -> set[Element]:
 
 def _code_text(element: Element) -> str:
     """A code block's text as a browser shows it: whitespace kept, a new line at each ``<br>`` and
-    around each block element (highlighters put every line of code in a ``div`` of its own)."""
+    around each block element (highlighters put every line of code in a ``div`` of its own), and
+    around an element named a line (``roles.names_a_line``) where the code has none: Gatsby's and
+    Astro's highlighters set each line in a ``span`` their stylesheet shows as a block, one after
+    the other, and without it ``cd my-project`` ran on from ``npm create vite@latest my-project``."""
     parts: list[str] = []
 
     def new_line() -> None:
@@ -424,6 +428,11 @@ def _code_text(element: Element) -> str:
                 new_line()
                 walk(child)
                 new_line()
+            elif tag and names_a_line(child.get("class")):
+                new_line()
+                walk(child)
+                if not (child.tail or "").startswith("\n"):
+                    new_line()
             elif tag and tag not in NEVER_TEXT:
                 walk(child)
             if child.tail:

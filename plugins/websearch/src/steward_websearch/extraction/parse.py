@@ -34,7 +34,7 @@ from xml.etree.ElementTree import Element
 
 import html5lib
 
-from steward_websearch.extraction.roles import declares, hides
+from steward_websearch.extraction.roles import declares, hides, names_a_line
 from steward_websearch.extraction.tree import MAX_DEPTH, add_text, flatten_deep
 from steward_websearch.extraction.vocabulary import CODE
 
@@ -274,8 +274,13 @@ def _token_text(child: object) -> tuple[str | None, int] | None:
 
 def _a_token(attributes: dict[str, str]) -> bool:
     """Whether a ``span`` in code with these attributes is a highlighter's token: it has none but
-    a ``class`` and a ``style``, and they do not hide it."""
-    return attributes.keys() <= TOKEN_ATTRIBUTES and not hides(attributes.get)
+    a ``class`` and a ``style``, they do not hide it, and it is no line of the code
+    (``roles.names_a_line``: the renderer sets each on a line of its own)."""
+    return (
+        attributes.keys() <= TOKEN_ATTRIBUTES
+        and not hides(attributes.get)
+        and not names_a_line(attributes.get("class"))
+    )
 
 
 TOKEN_ATTRIBUTES = frozenset({"class", "style"})

@@ -174,6 +174,16 @@ declaration by the parts named for code it holds (``holds_code_parts``), which s
 read."""
 
 
+def names_a_line(classes: str | None) -> bool:
+    """Whether one of ``classes`` names a line of code: ``line``, ``code-line``,
+    ``gatsby-highlight-code-line``, a CSS module's ``codeLine_lJS_``; not ``line-numbers``,
+    ``line-through`` or ``inline``, where the word says something else."""
+    return bool(classes) and "ine" in classes and any(_A_LINE.search(name) for name in classes.split())
+
+
+_A_LINE = re.compile(r"(?:^|[-_])[Ll]ine$|[a-z]Line(?:_|$)")
+
+
 def holds_code_parts(block: Element) -> bool:
     """Whether ``block`` holds parts named for what they are in code (``DECLARATION_PARTS``):
     ``signature`` is a forum's word for the lines under a member's posts, and a reference's for a
