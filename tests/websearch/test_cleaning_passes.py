@@ -99,6 +99,15 @@ CASES = [
         kept="Rinse twice * . * With cold water.",
     ),
     Case(
+        cleaning.drop_source_links,
+        "<section id='method.is_ok' class='method'><span class='rightside'><span class='since' title='Stable since"
+        " Rust version 1.0.0'>1.0.0 (const: 1.48.0)</span> · <a class='src' href='../../src/core/result.rs.html#557'>"
+        "Source</a></span><h4 class='code-header'>pub fn is_ok(&amp;self) -&gt; bool</h4></section>"
+        "<p>Returns true if the result is Ok, as measured in <a href='https://example.org/trial'>Source</a>.</p>",
+        dropped="1.0.0",
+        kept="pub fn is_ok(&self) -> bool Returns true if the result is Ok, as measured in Source .",
+    ),
+    Case(
         cleaning.drop_line_numbers,
         "<table><tr><td><pre>1\n2\n3</pre></td><td><pre>x = 1\ny = 2\nz = 3</pre></td></tr></table><pre>4\n5\n6</pre>",
         dropped="1 2 3",
@@ -286,6 +295,24 @@ def test_a_permalink_beside_its_heading_goes_and_a_link_to_another_heading_stays
     cleaning.drop_permalinks(content, article=False)
     assert "Section titled" not in text(content)
     assert "See Rinsing first." in text(content), "a link to a heading elsewhere is a reference"
+
+
+def test_a_permalink_to_the_label_before_its_heading_goes_and_so_does_a_link_to_the_code_it_documents():
+    """Django's documentation: Sphinx sets a label's ``id`` on an empty ``span`` before the heading,
+    and viewcode's "[source]" into each class's signature, linking to the file on its forge."""
+    content = content_of(
+        "<section id='s-cache'><span id='cache-middleware'></span><h3>Cache middleware<a class='headerlink'"
+        " href='#cache-middleware'>¶</a></h3><dl class='py class'><dt class='sig sig-object py' id='cache.Update'>"
+        "<span class='sig-name descname'><span class='pre'>UpdateCacheMiddleware</span></span><a class='reference"
+        " external' href='https://github.com/django/django/blob/stable/5.1.x/django/middleware/cache.py#L61'><span"
+        " class='viewcode-link'><span class='pre'>[source]</span></span></a></dt><dd><p>Updates the cache; see"
+        " <a href='/en/5.1/topics/cache/'>[source]</a> for its settings.</p></dd></dl></section>"
+    )
+    cleaning.drop_permalinks(content, article=False)
+    cleaning.drop_source_links(content, article=False)
+    assert text(content) == (
+        "Cache middleware UpdateCacheMiddleware Updates the cache; see [source] for its settings."
+    ), "a link that says [source] to a page of prose is the writer's"
 
 
 def test_a_link_to_another_page_whose_path_spells_the_headings_id_is_no_permalink():

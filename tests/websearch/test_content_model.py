@@ -261,6 +261,25 @@ def test_each_functions_signature_in_an_api_reference_is_kept():
     )
     assert "pub fn is\\_empty\\_or(self" in text
     assert "as the predicate reads it" in text
+    assert "Source" not in text, "where the code is kept is a mark beside it"
+    assert "1.82.0" not in text, "and so is the release it came in"
+
+
+def test_a_variants_description_is_kept_however_short():
+    def variant(name: str, description: str) -> str:
+        return (
+            f"<section id='variant.{name}' class='variant'><a href='#variant.{name}' class='anchor'>§</a>"
+            f"<span class='since rightside'>1.0.0</span><h3 class='code-header'>{name}(T)</h3></section>"
+            f"<div class='docblock'><p>{description}</p></div>"
+        )
+
+    text = markdown(
+        f"<main><h1>Enum Outcome</h1>{DOC_PROSE}<h2 id='variants' class='variants section-header'>Variants</h2>"
+        f"<div class='variants'>{variant('Boiled', 'Contains the boiled water')}{variant('Dry', 'Holds the error')}"
+        f"</div>{DOC_PROSE}</main>"
+    )
+    assert "Contains the boiled water" in text
+    assert "Holds the error" in text, "what a reference says of a declaration is no scrap"
 
 
 def test_a_heading_is_kept_whether_it_links_to_itself_or_away():

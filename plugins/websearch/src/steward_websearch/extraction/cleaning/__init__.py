@@ -26,6 +26,7 @@ from steward_websearch.extraction.cleaning.furniture import (
     drop_permalinks,
     drop_placeholders,
     drop_reading_times,
+    drop_source_links,
 )
 from steward_websearch.extraction.cleaning.rails import drop_repeated_labels, drop_teasers
 from steward_websearch.extraction.cleaning.threads import drop_posts_furniture
@@ -42,6 +43,7 @@ PASSES: tuple[Pass, ...] = (
     drop_tables_of_contents,
     drop_controls,
     drop_permalinks,
+    drop_source_links,
     drop_line_numbers,
     drop_placeholders,
     drop_credits,

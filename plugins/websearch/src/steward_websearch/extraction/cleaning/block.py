@@ -291,6 +291,7 @@ def _looks_like_boilerplate(
         and element.tag not in ("table", "dl")
         and not holds(element, CODE | HEADINGS)
         and not written_link
+        and not _describes_a_declaration(element, measures)
         and not (element.tag in LISTS and not measures.link_chars.get(element, 0) and len(element) >= 2)
     ):
         return True
@@ -430,6 +431,13 @@ def _a_short_sentence(element: Element, text: str) -> bool:
     short (a reference's "Added in version 3.7.", a product's "Miles of motivation."); a label
     ("Copy link", "Back to top") is no sentence."""
     return len(element) == 1 and element[0].tag == "p" and len(text.split()) >= 3 and text.endswith(".")
+
+
+def _describes_a_declaration(element: Element, measures: Measures) -> bool:
+    """A block right after a declaration (``_wraps_a_signature``) is what the reference says of it,
+    however short: rustdoc's "Contains the error value" under the variant ``Err(E)``."""
+    declaration = measures.previous(element)
+    return declaration is not None and _wraps_a_signature(declaration, measures)
 
 
 def _wraps_a_signature(element: Element, measures: Measures) -> bool:

@@ -415,9 +415,11 @@ def drop_permalinks(content: Element, *, article: bool, measures: Measures | Non
 
 def is_permalink(link: Element, measures: Measures) -> bool:
     """Whether ``link`` is a permalink (``drop_permalinks``): it points to ``#`` the ``id`` of an
-    element around it and says nothing, or to the heading it sits beside and says no more than
-    that heading's name, with a class that names it (Starlight's ``sl-anchor-link``, whose text
-    for screen readers is "Section titled “Steps”")."""
+    element around it and says nothing; or it has a class that names it and says nothing, wherever
+    it points (Sphinx's ``headerlink`` to the empty ``span`` a label sets before the heading, as
+    Django's documentation has it), or points to the heading it sits beside and says no more than
+    that heading's name (Starlight's ``sl-anchor-link``, whose text for screen readers is "Section
+    titled “Steps”")."""
     target = _fragment(link)
     if not target:
         return False
@@ -426,6 +428,8 @@ def is_permalink(link: Element, measures: Measures) -> bool:
         return True
     if class_words(link).isdisjoint(PERMALINK_NAMES):
         return False
+    if not _WORD.search(text):
+        return True
     heading = next(
         (
             node
@@ -479,6 +483,62 @@ into letters (``Â¶``)."""
 PERMALINK_LEVELS = 4
 """How far up a permalink's target is looked for: the link, its heading or term, the section."""
 _WORD = re.compile(r"\w")
+
+
+def drop_source_links(content: Element, *, article: bool, measures: Measures | None = None) -> None:
+    """Drop the marks a reference sets beside each item it documents: the link to the item's code
+    (rustdoc's "Source", Sphinx viewcode's "[source]", pkgsite's "View Source") and the release it
+    came in (rustdoc's ``since``: "1.0.0 (const: 1.48.0)"), with the block that holds them when it
+    then says nothing (rustdoc's ``rightside``, left its " · ").
+
+    A reader reads the item, not where its code is kept; in Markdown they are a line of their own
+    over every function. A source link says only that (``SOURCE_LABEL``) and leads to a file of
+    code (``SOURCE_FILE``); "Source" citing a study links to the study, and stays.
+    """
+    measures = measures or Measures(content)
+    chars = measures.chars
+    marks = [
+        element
+        for element in outside_code(content)
+        if (element.tag == "a" and 0 < chars.get(element, 0) <= SOURCE_LABEL_CHARS and _links_the_code(element))
+        or (element.tag == "span" and "since" in (element.get("class") or "") and _a_version_mark(element))
+    ]
+    if not marks:
+        return
+    marked = set(marks)
+    holders = {holder for mark in marks if (holder := measures.parent.get(mark)) is not None and holder.tag in INLINE}
+    marks += [holder for holder in holders if not _WORD.search(_text_besides(holder, marked))]
+    measures.recount(remove_each(marks, measures))
+
+
+def _links_the_code(link: Element) -> bool:
+    return bool(SOURCE_LABEL.match("".join(link.itertext()).strip())) and bool(
+        SOURCE_FILE.search(link.get("href") or "")
+    )
+
+
+def _a_version_mark(span: Element) -> bool:
+    return "since" in class_words(span) and bool(VERSION.match(text_start(span, 20)))
+
+
+def _text_besides(holder: Element, marks: set[Element]) -> str:
+    """What ``holder`` says outside ``marks``: its own text, its other children's and the tails."""
+    parts = [holder.text or ""]
+    for child in holder:
+        if child not in marks:
+            parts.append("".join(child.itertext()))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+SOURCE_LABEL = re.compile(r"\[?(?:view )?(?:source|src)(?: code)?\]?$", re.IGNORECASE)
+SOURCE_LABEL_CHARS = 20
+SOURCE_FILE = re.compile(
+    r"(?:^|/)(?:src|_modules|source|blob)/|\.(?:rs|py|go|ts|js|java|kt|swift|rb|c|h|cc|cpp|cs)(?:\.html)?(?:[#?;]|$)"
+)
+"""A path into a repository's code (``src/``, Sphinx's ``_modules/``, a forge's ``blob/``) or to a
+file of code, rendered (rustdoc's ``result.rs.html#557``) or not."""
+VERSION = re.compile(r"\s*\d+(?:\.\d+)+")
 
 
 def drop_line_numbers(content: Element, *, article: bool, measures: Measures | None = None) -> None:
