@@ -13,6 +13,9 @@ NODE_STAMP := $(NODE_CLIENTS)/node_modules/.installed
 # axe-core, which the console's browser tests run on every view, pinned by its lock
 AXE := tests/console/axe
 AXE_STAMP := $(AXE)/node_modules/.installed
+# Docusaurus, which lays httpx's documentation out as the JavaScript world's sites do, pinned by its lock
+DOCUSAURUS := bench/docusaurus
+DOCUSAURUS_STAMP := $(DOCUSAURUS)/node_modules/.installed
 # the locked runtime dependencies as wheels, hash-checked: what an image builder installs offline
 WHEELHOUSE := .wheelhouse
 WHEELHOUSE_STAMP := $(WHEELHOUSE)/.downloaded
@@ -87,6 +90,10 @@ $(NODE_STAMP): $(NODE_CLIENTS)/package-lock.json
 	npm ci --prefix $(NODE_CLIENTS) --no-audit --no-fund --ignore-scripts --loglevel=error
 	touch $@
 
+$(DOCUSAURUS_STAMP): $(DOCUSAURUS)/package-lock.json
+	npm ci --prefix $(DOCUSAURUS) --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $@
+
 $(AXE_STAMP): $(AXE)/package-lock.json
 	npm ci --prefix $(AXE) --no-audit --no-fund --ignore-scripts --loglevel=error
 	touch $@
@@ -114,8 +121,9 @@ bench: install
 	$(BIN)/python bench/turn_overhead.py
 	$(if $(and $(REQUESTS),$(HTTPX)),test -x $(DOCS_VENV)/bin/python || ($(PYTHON) -m venv $(DOCS_VENV) \
 		&& $(DOCS_VENV)/bin/pip install --quiet -r requirements-docs-sites.txt))
+	$(if $(and $(REQUESTS),$(HTTPX)),$(MAKE) $(DOCUSAURUS_STAMP))
 	$(if $(and $(REQUESTS),$(HTTPX)),$(DOCS_VENV)/bin/python bench/documentation_sites.py \
-		--requests-repository $(REQUESTS) --httpx-repository $(HTTPX) --out $(DOCS_SITES))
+		--requests-repository $(REQUESTS) --httpx-repository $(HTTPX) --docusaurus $(DOCUSAURUS) --out $(DOCS_SITES))
 	$(BIN)/python bench/extraction.py $(if $(EXTRACTION_DATA),--data $(EXTRACTION_DATA)) $(if $(WCXB),--wcxb-repository $(WCXB)) \
 		$(if $(TRAFILATURA),--trafilatura-repository $(TRAFILATURA)) $(if $(CLEANING),--cleaning-repository $(CLEANING)) \
 		$(if $(and $(REQUESTS),$(HTTPX)),--documentation-sites $(DOCS_SITES))
@@ -148,4 +156,4 @@ format: install
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf $(VENV) $(HERMES_VENV) $(MCP1_VENV) $(TOOLS_VENV) $(TRAFIPY_VENV) $(WHEELHOUSE) $(NODE_CLIENTS)/node_modules $(AXE)/node_modules .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(HERMES_VENV) $(MCP1_VENV) $(TOOLS_VENV) $(TRAFIPY_VENV) $(WHEELHOUSE) $(NODE_CLIENTS)/node_modules $(AXE)/node_modules $(DOCUSAURUS)/node_modules $(DOCUSAURUS)/.docusaurus .pytest_cache .ruff_cache

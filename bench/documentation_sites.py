@@ -6,20 +6,24 @@ theme's sidebars, headers, tables of contents and footers around it, and what is
 change with the theme. So each page's truth is its source as written, and the corpus is that
 source built with many themes: requests' documentation (reStructuredText, with its API reference)
 by Sphinx with its builtin themes and the popular ones, its truth what Sphinx's text builder
-writes; httpx's (Markdown) by MkDocs with three themes, its truth the Markdown read as text.
-A rule fitted to one theme shows as that theme's row alone.
+writes; httpx's (Markdown) by MkDocs with three themes and by Docusaurus (React, the JavaScript
+world's generator), its truth the Markdown read as text. A rule fitted to one theme shows as that
+theme's row alone.
 
 Run in a venv holding the generators (``make bench REQUESTS=<checkout> HTTPX=<checkout>`` makes
-``.venv-docs`` from ``requirements-docs-sites.txt``); nothing here reaches the network: Sphinx's
-intersphinx, which fetches other projects' inventories, is left out.
+``.venv-docs`` from ``requirements-docs-sites.txt``, and installs ``bench/docusaurus`` from its
+lock); nothing here reaches the network: Sphinx's intersphinx, which fetches other projects'
+inventories, is left out.
 
-    .venv-docs/bin/python bench/documentation_sites.py --requests-repository DIR --httpx-repository DIR --out DIR
+    .venv-docs/bin/python bench/documentation_sites.py --requests-repository DIR --httpx-repository DIR \\
+        [--docusaurus bench/docusaurus] --out DIR
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -81,23 +85,22 @@ def run_sphinx(docs: Path, out: Path, builder: str, *settings: str) -> None:
     run([*command, str(docs), str(out)])
 
 
-def run(command: list[str]) -> None:
+def run(command: list[str], environment: dict[str, str] | None = None, directory: Path | None = None) -> None:
     """Run a generator quietly (requests' documentation alone warns a dozen times a build); when
     it fails, say what it said."""
-    finished = subprocess.run(command, capture_output=True, text=True)
+    finished = subprocess.run(
+        command, capture_output=True, text=True, env={**os.environ, **(environment or {})}, cwd=directory
+    )
     if finished.returncode:
         raise SystemExit(f"{' '.join(command)} failed:\n{finished.stderr[-4000:]}")
 
 
-def build_mkdocs(source: Path, out: Path) -> list[dict]:
-    """httpx's documentation in every theme of ``MKDOCS_THEMES``; each page's truth its Markdown
-    read as text."""
+def markdown_truths(source: Path, out: Path) -> dict[Path, Path]:
+    """httpx's Markdown pages read as text, each written to ``mkdocs-truth``: by source page."""
     import html5lib
     import markdown
-    import yaml
 
     docs = source / "docs"
-    navigation = yaml.safe_load((source / "mkdocs.yml").read_text())["nav"]
     truths: dict[Path, Path] = {}
     for source_page in sorted(docs.rglob("*.md")):
         name = source_page.relative_to(docs)
@@ -108,6 +111,14 @@ def build_mkdocs(source: Path, out: Path) -> list[dict]:
             truth.parent.mkdir(parents=True, exist_ok=True)
             truth.write_text(text)
             truths[name] = truth
+    return truths
+
+
+def build_mkdocs(source: Path, out: Path, truths: dict[Path, Path]) -> list[dict]:
+    """httpx's documentation in every theme of ``MKDOCS_THEMES``."""
+    import yaml
+
+    navigation = yaml.safe_load((source / "mkdocs.yml").read_text())["nav"]
     pages = []
     for theme in MKDOCS_THEMES:
         config = out / f"mkdocs-{theme}.yml"
@@ -116,7 +127,7 @@ def build_mkdocs(source: Path, out: Path) -> list[dict]:
                 {
                     "site_name": "HTTPX",
                     "site_url": "https://www.python-httpx.org/",
-                    "docs_dir": str(docs),
+                    "docs_dir": str(source / "docs"),
                     "theme": {"name": theme},
                     "repo_url": "https://github.com/encode/httpx/",
                     "nav": navigation,
@@ -126,11 +137,29 @@ def build_mkdocs(source: Path, out: Path) -> list[dict]:
         )
         site = out / f"mkdocs-{theme}"
         run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config), "-d", str(site)])
-        for name, truth in truths.items():
-            built = name.with_name("index.html") if name.name == "index.md" else name.with_suffix("") / "index.html"
-            if (site / built).exists():
-                url = f"https://www.python-httpx.org/{built.parent.as_posix()}/".replace("/./", "/")
-                pages.append(entry(f"mkdocs {theme}", site / built, truth, url, out))
+        pages += built_pages(f"mkdocs {theme}", site, truths, out)
+    return pages
+
+
+def build_docusaurus(source: Path, docusaurus: Path, out: Path, truths: dict[Path, Path]) -> list[dict]:
+    """httpx's documentation laid out by Docusaurus's classic theme (React, rendered to HTML at
+    build time): ``docusaurus`` is ``bench/docusaurus`` with its ``node_modules`` installed, where
+    webpack keeps its cache (``node_modules/.cache``) when run from there."""
+    site = out / "docusaurus-classic"
+    program = docusaurus / "node_modules" / ".bin" / "docusaurus"
+    environment = {"STEWARD_DOCS": str(source / "docs")}
+    run([str(program), "build", str(docusaurus), "--out-dir", str(site)], environment, directory=docusaurus)
+    return built_pages("docusaurus classic", site, truths, out)
+
+
+def built_pages(site_name: str, site: Path, truths: dict[Path, Path], out: Path) -> list[dict]:
+    """The corpus entries of a site built with one page per directory (``quickstart/index.html``)."""
+    pages = []
+    for name, truth in truths.items():
+        built = name.with_name("index.html") if name.name == "index.md" else name.with_suffix("") / "index.html"
+        if (site / built).exists():
+            url = f"https://www.python-httpx.org/{built.parent.as_posix()}/".replace("/./", "/")
+            pages.append(entry(site_name, site / built, truth, url, out))
     return pages
 
 
@@ -142,14 +171,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests-repository", type=Path, required=True, help="a checkout of github.com/psf/requests")
     parser.add_argument("--httpx-repository", type=Path, required=True, help="a checkout of github.com/encode/httpx")
+    parser.add_argument(
+        "--docusaurus", type=Path, help="bench/docusaurus, its node_modules installed: httpx's by Docusaurus too"
+    )
     parser.add_argument("--out", type=Path, required=True)
     options = parser.parse_args()
     out = options.out.resolve()
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    pages = build_sphinx(options.requests_repository.resolve(), out) + build_mkdocs(
-        options.httpx_repository.resolve(), out
-    )
+    httpx = options.httpx_repository.resolve()
+    truths = markdown_truths(httpx, out)
+    pages = build_sphinx(options.requests_repository.resolve(), out) + build_mkdocs(httpx, out, truths)
+    if options.docusaurus:
+        pages += build_docusaurus(httpx, options.docusaurus.resolve(), out, truths)
     (out / "manifest.json").write_text(json.dumps(pages, indent=1))
     sites = len({page["site"] for page in pages})
     print(f"{len(pages)} pages of documentation in {sites} themes built into {out}")
