@@ -2364,6 +2364,27 @@ def test_a_headed_section_with_a_written_paragraph_beside_its_pictures_is_no_gal
     assert "the kettle at dawn" not in text, "pictures with their captions under a heading are still a gallery"
 
 
+def test_a_service_pages_slides_that_say_more_than_a_caption_each_are_no_gallery():
+    slides = (
+        "<div class='carousel'><div class='slide'><img src='/slides/odds.jpg' alt=''><div>Gameday at home</div>"
+        "<div>Live odds in one zone. Full coverage in another. Four games at once.</div></div>"
+        "<div class='slide'><img src='/slides/voice.jpg' alt=''><div>Your voice finds it</div>"
+        "<div>Say a title and it plays.</div></div></div>"
+    )
+    features = "".join(
+        f"<div class='feature'><h2>{name}</h2><div>{name} comes with every rental: delivered, set up and collected"
+        " again at the end of the month, with a spare filter and a descaling kit in the box.</div></div>"
+        for name in ("Delivery", "Set-up", "Collection", "Filters")
+    )
+    page = f"<main><h1>Kettle rental</h1>{features}{slides}{features}</main>"
+    assert "Full coverage in another." in markdown(page), "slides written in sentences say what is offered"
+    captions = (
+        "<div class='carousel'><div class='slide'><img src='/photos/1.jpg' alt=''><div>The kettle at dawn.</div></div>"
+        "<div class='slide'><img src='/photos/2.jpg' alt=''><div>The kettle at dusk.</div></div></div>"
+    )
+    assert "The kettle at dusk." not in markdown(page.replace(slides, captions)), "a caption a picture: a gallery"
+
+
 def test_around_each_posts_body_the_name_date_and_buttons_go_and_a_post_without_one_keeps_its_name():
     profiles = ["/members/ada.12/", "/u/brook", "/memberlist.php?mode=viewprofile&u=7", "/profile/31-cyd/"]
     thread = "".join(

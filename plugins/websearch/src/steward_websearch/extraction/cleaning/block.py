@@ -249,7 +249,9 @@ def _looks_like_boilerplate(
     beside the frames of its animation), or a section heading per picture, few of its words
     links: cards, each picture under its own name (a roundup's recipes, each with its summary
     and a link to it; not a rail's teasers under "Most read in world news",
-    ``_each_picture_headed``). A block under 25 characters is a scrap, but not a list of two or
+    ``_each_picture_headed``), or, where the content does not read as an article, more sentences
+    than pictures, few of them links (``_written_beside_pictures``: a service's slides). A block
+    under 25 characters is a scrap, but not a list of two or
     more items without links (a product's facts: "1.7 l", "Steel"), a short sentence
     (``_a_short_sentence``: "Added in version 3.7.") or a record's date.
     A list the text announces with a colon (``_introduced``) or that says something about each
@@ -278,6 +280,7 @@ def _looks_like_boilerplate(
         and not holds(element, TITLES if article else TITLES | HEADINGS)
         and not (holds(element, SECTION_HEADINGS) and any(is_prose(p, measures) for p in element.iter("p")))
         and not (density < LINKED_IN_AN_ARTICLE and _each_picture_headed(element, images))
+        and not (not article and density < LINKED_IN_AN_ARTICLE and _written_beside_pictures(text, images))
     ):
         return True
     if element.tag not in ("ul", "ol") and items > paragraphs:
@@ -351,6 +354,17 @@ list of links; a third cut WCXB's forums and listings (dev split 0.8711 -> 0.871
 
 
 GALLERY_CHARS_PER_IMAGE = 200
+
+
+def _written_beside_pictures(text: str, images: int) -> bool:
+    """Whether the words beside ``images`` pictures are written: more sentences than pictures, so
+    more than a caption each. On a page that is no article, a service's slides ("Live odds with
+    Xfinity Odds Zone. Full coverage with …") say what it offers; a gallery's captions name what
+    each picture shows."""
+    return len(SENTENCE_END.findall(text)) > images
+
+
+SENTENCE_END = re.compile(r"\w[.!?](?:\s|$)")
 
 
 def _each_picture_headed(element: Element, images: int) -> bool:
