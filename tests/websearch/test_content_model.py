@@ -2364,6 +2364,23 @@ def test_a_headed_section_with_a_written_paragraph_beside_its_pictures_is_no_gal
     assert "the kettle at dawn" not in text, "pictures with their captions under a heading are still a gallery"
 
 
+def test_a_candidate_that_reaches_past_main_is_narrowed_to_it():
+    useful = "".join(f"<li><a href='/{name.lower()}'>{name}</a></li>" for name in ("Quickstart", "API", "History"))
+    talks = "".join(
+        f"<li><p><a href='https://talks.example/{n}'>{title}</a></p></li>"
+        for n, title in enumerate(["A review of the kettle", "Boiling water, a talk", "Descaling, a blog post"])
+    )
+    page = (
+        "<div class='container'><p>Kettle is an elegant and simple library for boiling water, built for people.</p>"
+        f"<h3>Useful Links</h3><ul>{useful}</ul><main><div id='content'><section><h1>Integrations</h1></section>"
+        f"<section><h2>Articles and talks</h2><ul class='simple'>{talks}</ul></section></div></main></div>"
+    )
+    text = markdown(page)
+    assert "Boiling water, a talk" in text
+    assert "elegant and simple" not in text, "the page's main says where its content is"
+    assert "Quickstart" not in text
+
+
 def test_a_service_pages_slides_that_say_more_than_a_caption_each_are_no_gallery():
     slides = (
         "<div class='carousel'><div class='slide'><img src='/slides/odds.jpg' alt=''><div>Gameday at home</div>"

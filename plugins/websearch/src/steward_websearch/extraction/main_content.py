@@ -105,7 +105,9 @@ def main_content(
     A candidate the reader never sees without a click (``_out_of_sight``: in a hidden block that
     holds less than half the page) is chosen only with what holds it; chosen alone, the next best
     is taken instead. On a page whose one ``article`` holds its ``h1`` and prose
-    (``_titled_article``), the best candidate in that article or around it is taken.
+    (``_titled_article``), the best candidate in that article or around it is taken; one that
+    holds the page's ``main``, itself ``LANDMARK_SHARE`` of the page, is narrowed to it
+    (``_within_main``).
 
     ``None`` when nothing reads like content, and also when the best candidate holds less than
     ``SECTIONS_SHARE`` of the page's text: product, service, listing and documentation pages are
@@ -168,6 +170,8 @@ def main_content(
         top, declared = _best(body, inside, measures)
     if top is None:
         return None
+    if not declared:
+        top = _within_main(top, body, measures)
     if top.tag in TABLE_PARTS and measures.parent.get(top) is not None:
         top = measures.parent[top]
     if measures.chars.get(top, 0) < MIN_CONTENT_CHARS:
@@ -489,6 +493,20 @@ def _written(element: Element, measures: Measures) -> bool:
 
 
 BESIDE_MAIN_CHARS = 500
+
+
+def _within_main(top: Element, body: Element, measures: Measures) -> Element:
+    """The ``main`` inside ``top``, when ``top`` holds one that holds ``LANDMARK_SHARE`` of the page:
+    the page says where its content is, and the candidate only reached past it.
+
+    A page whose content is mostly links (a documentation page listing talks and posts, each a
+    link) scores low inside ``main``; a paragraph the template sets beside it (the project's
+    one-line pitch over a sidebar of links) then makes the block holding both the best candidate.
+    """
+    main = next(top.iter("main"), None)
+    if main is None or main is top or measures.chars.get(main, 0) < LANDMARK_SHARE * measures.chars.get(body, 0):
+        return top
+    return main
 
 
 def _main_landmark(body: Element, measures: Measures) -> Element | None:
