@@ -502,6 +502,8 @@ def _within_main(top: Element, body: Element, measures: Measures) -> Element:
     A page whose content is mostly links (a documentation page listing talks and posts, each a
     link) scores low inside ``main``; a paragraph the template sets beside it (the project's
     one-line pitch over a sidebar of links) then makes the block holding both the best candidate.
+    Only the ``main`` element is looked for, by ElementTree's own walk in C: ``role=main`` as well,
+    as ``_main_landmark`` reads it, would walk the candidate in Python on every page.
     """
     main = next(top.iter("main"), None)
     if main is None or main is top or measures.chars.get(main, 0) < LANDMARK_SHARE * measures.chars.get(body, 0):
