@@ -162,3 +162,25 @@ def test_documentation_sites_read_theme_by_theme_and_report_no_sentences(tmp_pat
     assert "with " not in printed, "no sentences to count"
     assert "WCXB's own rule" not in printed
     assert len(bench.load_documentation_sites(tmp_path, 1)) == 1
+
+
+def test_truths_an_extractor_reproduces_are_counted_and_left_out_of_the_second_score(capsys):
+    truths = [
+        ("documentation", "Install the kettle driver before you plug the kettle in."),
+        ("documentation", "The boil command heats the water to the temperature you set."),
+        ("service", "We descale kettles at your home within two working days of your call."),
+    ]
+    pages = [bench.Page(f"{n}", b"", {"articleBody": text, "page_type": kind}) for n, (kind, text) in enumerate(truths)]
+    runs = {
+        "steward": bench.Run([truths[0][1], "The boil command heats the water. Menu Login", truths[2][1] + " Call us"]),
+        "rs-trafilatura": bench.Run([truths[0][1], truths[1][1], "Menu Login Cart"]),
+    }
+    bench.report_reproduced(pages, runs)
+    printed = capsys.readouterr().out
+    assert "steward                    1/3: documentation 1/2, service 0/1" in printed
+    assert "rs-trafilatura             2/3: documentation 2/2, service 0/1" in printed
+    assert "the 1 pages whose truth no extractor reproduces" in printed
+    (steward,) = [line for line in printed.splitlines() if line.startswith("steward") and "F1" in line]
+    (rs,) = [line for line in printed.splitlines() if line.startswith("rs-trafilatura") and "F1" in line]
+    assert "by kind: service 0.9" in steward, "only the service page is scored: Steward found it, and a label"
+    assert rs.endswith("F1 0.000; by kind: service 0.000")
