@@ -165,6 +165,40 @@ def test_prose_under_a_layout_word_is_kept_but_not_under_comments():
     assert "backpressure" not in text
 
 
+def test_a_card_named_for_navigation_that_describes_a_service_is_kept_but_a_menu_is_not():
+    services = [
+        (
+            "Descaling",
+            "We descale kettles, coffee machines and boilers at your home, with citric acid, never vinegar, in an hour.",
+        ),
+        (
+            "Repairs",
+            "A broken switch, a leaking seam or a dead element: we repair it within two working days, parts included.",
+        ),
+        (
+            "Rentals",
+            "Borrow a kettle while yours is in the workshop, delivered the same day, at no extra charge, for a week.",
+        ),
+    ]
+    cards = "".join(
+        f"<div class='m-nestedNavCard__wrapper'><h3><a href='/{name.lower()}'>{name}</a></h3><p>{said}</p></div>"
+        for name, said in services
+    )
+    menu = (
+        "<div class='mega-nav'><h3>Shop</h3><p><a href='/kettles'>Kettles</a> <a href='/toasters'>Toasters</a></p>"
+        "<p><a href='/sale'>Sale</a></p></div>"
+    )
+    intro = (
+        "<p>Kettle Care keeps the kettles of the valley boiling, from the first descale to the last repair.</p>" * 3
+        + "<p>Thirty years on, the workshop on Mill Lane still answers the phone itself, and still comes to you.</p>"
+        * 3
+    )
+    text = markdown(f"{menu}<main><h1>Our services</h1>{intro}<div class='o-nestedNavCardGrid'>{cards}</div></main>")
+    for name, said in services:
+        assert said in text, name
+    assert "Toasters" not in text
+
+
 def test_a_refrain_the_author_repeats_is_kept():
     verse = "<p>Every morning the kettle sings its song to the sleeping house, and nobody minds.</p>"
     refrain = "<p>Sing, kettle, sing.</p>"

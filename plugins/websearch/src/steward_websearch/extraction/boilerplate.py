@@ -75,7 +75,9 @@ def remove_boilerplate(root: Element, *, article: bool = False) -> Measures:
     (an ``h2`` to ``h6``, few of its words links: a landing page's ``SectionHeader`` holding
     "Customers growing with us" and its standfirst), and a ``header`` that holds the page's ``h1``
     and a written paragraph (the title and its introduction, however short); prose under ``comment``
-    or ``related`` is not. A heading named for the code it holds (``SIGNATURES``: rustdoc's
+    or ``related`` is not. On a page that declares no article, a block named only for navigation
+    that heads a paragraph of its own is a card describing what it links to
+    (``_a_card_that_describes``), no menu. A heading named for the code it holds (``SIGNATURES``: rustdoc's
     ``code-header`` over each function) is not named for the layout at all, a heading named a header
     is the header it says it is (Divi's ``et_pb_module_header`` over each blurb, a link to the
     service it describes), and what a heading holds is its text, never looked at by name (a job
@@ -175,6 +177,7 @@ def _named_like_boilerplate(
                         or (
                             not words & MAYBE
                             and not holds_the_page(child, measures, total)
+                            and not (not article and named <= NAVIGATION and _a_card_that_describes(child))
                             and not (
                                 named <= LAYOUT
                                 and (
@@ -194,6 +197,20 @@ def _named_like_boilerplate(
 
 
 FAMILY_SHARE = 0.4
+NAVIGATION = frozenset({"nav", "navigation"})
+
+
+def _a_card_that_describes(element: Element) -> bool:
+    """A heading and a paragraph of ``CARD_DESCRIPTION_CHARS`` or more: a service page's card for
+    one of its services, however its template names it (Protiviti's ``m-nestedNavCard``, "Data and
+    Analytics Strategy" over four sentences of what it is). A menu names its pages; when it says
+    anything of them, a line."""
+    return holds(element, HEADINGS) and any(
+        len(paragraph_text(paragraph)) >= CARD_DESCRIPTION_CHARS for paragraph in element.iter("p")
+    )
+
+
+CARD_DESCRIPTION_CHARS = 100
 
 
 def _beside_the_main_landmark(element: Element, mains: list[Element], measures: Measures) -> bool:
