@@ -169,6 +169,13 @@ CASES = [
         kept="Quote Job 1 Full-Time Job 2 Full-Time Job 3 Full-Time Job 4 Contract",
     ),
     Case(
+        cleaning.drop_update_notes,
+        STORY
+        + "<p><em>Last updated: April 21, 2025</em></p><p>Last updated kettles boil faster than the old ones.</p>",
+        dropped="Last updated: April 21",
+        kept="Last updated kettles boil faster",
+    ),
+    Case(
         cleaning.drop_second_copies,
         f"<div><div class='wide'><div>{LONG}</div></div><div class='narrow'><div>{LONG}</div></div></div>"
         f"<p>{LONG}</p><p>{LONG}</p>",
@@ -395,3 +402,23 @@ def test_posts_two_of_which_link_to_profiles_are_no_thread():
     )
     cleaning.drop_posts_furniture(thread, article=False)
     assert text(thread).count(QUESTION) == 1, "three profiles make a thread, and its quotes of the first post go"
+
+
+def test_an_entrys_update_and_a_posts_edit_are_the_records_fields_not_the_pages_notes():
+    entries = "".join(
+        f"<li><a href='/r/{name}'>{name}</a><p>A kettle's firmware.</p><span>Updated Mar {day}, 2026</span></li>"
+        for name, day in [("boil", 8), ("descale", 7)]
+    )
+    post = "<div class='post'><p>Descale it monthly.</p><p>Last edited by Trilby (2024-08-04 14:26:59)</p></div>"
+    html = (
+        f"<ul>{entries}</ul>{post}<p>Dernière mise à jour : mai 2024</p>"
+        "<div>Zuletzt aktualisiert am 3. März 2025</div><p>This post was last updated July 2021.</p>"
+    )
+    content = content_of(html + STORY)
+    cleaning.drop_update_notes(content, article=False)
+    text = " ".join("".join(content.itertext()).split())
+    assert "Updated Mar 8, 2026" in text
+    assert "Updated Mar 7, 2026" in text
+    assert "Last edited by Trilby" in text
+    for note in ["Dernière mise à jour", "Zuletzt aktualisiert", "last updated July"]:
+        assert note not in text, note

@@ -27,6 +27,7 @@ from steward_websearch.extraction.cleaning.furniture import (
     drop_placeholders,
     drop_reading_times,
     drop_source_links,
+    drop_update_notes,
 )
 from steward_websearch.extraction.cleaning.rails import drop_repeated_labels, drop_teasers
 from steward_websearch.extraction.cleaning.threads import drop_posts_furniture
@@ -53,6 +54,7 @@ PASSES: tuple[Pass, ...] = (
     drop_contents_labels,
     drop_teasers,
     drop_repeated_labels,
+    drop_update_notes,
     drop_second_copies,
     drop_before_title,
     drop_closing_labels,

@@ -121,6 +121,51 @@ READING_TIME_CHARS = 40
 READING_TIME_TAGS = frozenset({"p", "div", "span", "small", "em", "li", "time"})
 
 
+def drop_update_notes(content: Element, *, article: bool, measures: Measures | None = None) -> None:
+    """Drop a note of when the page was last changed: "Last updated: April 21, 2025", "This post was
+    last updated July 2021.", "Zuletzt aktualisiert am 3. März 2025", "Dernière mise à jour : mai 2024".
+
+    It says when, not what: the page's history, as its date and its reading time are. One is a
+    short block (at most ``UPDATE_NOTE_CHARS``) that says so and when (``UPDATE_NOTE``, ``WHEN``)
+    and nothing else. A bare "Updated March 2, 2026" stays: it is as often each entry's field in a
+    list (a repository's, a card's), or a story's dateline beside "Published", as a note. So does a
+    post's "Last edited by Trilby (2024-08-04)": who changed a reply, and when, is the thread's
+    record, kept or not as its posts' other fields are.
+    """
+    if not UPDATE_ANYWHERE.search(_said(content, measures)):
+        return
+    measures = measures or Measures(content)
+    notes = [
+        child
+        for child in outside_code(content)
+        if child.tag in UPDATE_NOTE_TAGS
+        and 0 < measures.chars.get(child, 0) <= UPDATE_NOTE_CHARS
+        and UPDATE_NOTE.fullmatch(text := paragraph_text(child))
+        and WHEN.search(text)
+    ]
+    measures.recount(remove_each(notes, measures))
+
+
+UPDATE_NOTE = re.compile(
+    r"\W*(?:(?:this )?(?:page|post|article|entry) (?:was )?)?last (?:updated|modified|changed|reviewed)\b.*"
+    r"|\W*(?:zuletzt (?:aktualisiert|geändert)|letzte (?:aktualisierung|änderung))\b.*"
+    r"|\W*dernière mise à jour\b.*|\W*última (?:actualización|modificación)\b.*",
+    re.IGNORECASE,
+)
+"""A note of the page's last change, in English, German, French and Spanish."""
+WHEN = re.compile(
+    r"\b(?:\d{4}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-zä]*\.?"
+    r"|januar|februar|märz|mai|juni|juli|oktober|dezember|janvier|février|mars|avril|juin|juillet|août|septembre"
+    r"|octobre|novembre|décembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre"
+    r"|diciembre)\b",
+    re.IGNORECASE,
+)
+"""A year, a month's name or a date in figures: what makes "Last updated …" a note, not a sentence."""
+UPDATE_ANYWHERE = re.compile("last (?:updated|modified|changed|reviewed)|zuletzt|letzte|dernière mise|última")
+UPDATE_NOTE_CHARS = 80
+UPDATE_NOTE_TAGS = frozenset({"p", "div", "span", "small", "em", "i", "time", "li", "dd"})
+
+
 def drop_contents_labels(content: Element, *, article: bool, measures: Measures | None = None) -> None:
     """Drop the label of a table of contents that went: "Table of Contents", "On this page",
     "Inhaltsverzeichnis" over the story's first paragraph.
