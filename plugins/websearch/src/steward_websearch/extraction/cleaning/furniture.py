@@ -132,18 +132,14 @@ def drop_update_notes(content: Element, *, article: bool, measures: Measures | N
     post's "Last edited by Trilby (2024-08-04)": who changed a reply, and when, is the thread's
     record, kept or not as its posts' other fields are.
     """
-    if not UPDATE_ANYWHERE.search(_said(content, measures)):
-        return
-    measures = measures or Measures(content)
-    notes = [
-        child
-        for child in outside_code(content)
-        if child.tag in UPDATE_NOTE_TAGS
-        and 0 < measures.chars.get(child, 0) <= UPDATE_NOTE_CHARS
-        and UPDATE_NOTE.fullmatch(text := paragraph_text(child))
-        and WHEN.search(text)
-    ]
-    measures.recount(remove_each(notes, measures))
+    _drop_short_blocks(
+        content,
+        measures,
+        tags=UPDATE_NOTE_TAGS,
+        chars=UPDATE_NOTE_CHARS,
+        anywhere=UPDATE_ANYWHERE,
+        says=lambda text: UPDATE_NOTE.fullmatch(text) and WHEN.search(text),
+    )
 
 
 UPDATE_NOTE = re.compile(
