@@ -657,12 +657,17 @@ def report_unseen(test: list[Page], dev: list[Page], runs: dict[str, Run]) -> No
     """
     seen = {page.key for page in dev}
     unseen = [index for index, page in enumerate(test) if page.key not in seen]
-    pages = [test[index] for index in unseen]
-    kinds = sorted({page.truth.get("page_type", "") for page in pages} - {""})
-    print(f"-- the {len(pages)} test pages that are not in the dev split ({len(test) - len(pages)} are):")
+    print(f"-- the {len(unseen)} test pages that are not in the dev split ({len(test) - len(unseen)} are):")
+    report_some(test, unseen, runs)
+
+
+def report_some(pages: list[Page], chosen: list[int], runs: dict[str, Run]) -> None:
+    """Each extractor's F1, all and by kind, on the pages at the ``chosen`` indices of a corpus."""
+    some = [pages[index] for index in chosen]
+    kinds = sorted({page.truth.get("page_type", "") for page in some} - {""})
     for name, result in runs.items():
-        pairs = [(page.truth["articleBody"], result.outputs[index]) for page, index in zip(pages, unseen, strict=True)]
-        print(f"{name:26s} F1 {score(pairs)[2]:.3f}; by kind: " + by_kind(pairs, pages, kinds), flush=True)
+        pairs = [(page.truth["articleBody"], result.outputs[index]) for page, index in zip(some, chosen, strict=True)]
+        print(f"{name:26s} F1 {score(pairs)[2]:.3f}; by kind: " + by_kind(pairs, some, kinds), flush=True)
 
 
 def report_reproduced(pages: list[Page], runs: dict[str, Run]) -> None:
@@ -688,14 +693,9 @@ def report_reproduced(pages: list[Page], runs: dict[str, Run]) -> None:
         counts = ", ".join(f"{kind} {sum(flags[i] for i in of)}/{len(of)}" for kind, of in of_kind.items())
         print(f"{name:26s} {sum(flags)}/{len(pages)}: {counts}")
     rest = [index for index in range(len(pages)) if not any(flags[index] for flags in reproduced.values())]
-    others = [pages[index] for index in rest]
     print(f"-- the {len(rest)} pages whose truth no extractor reproduces:")
-    if not rest:
-        return
-    kinds = [kind for kind in kinds if any(page.truth.get("page_type") == kind for page in others)]
-    for name, result in runs.items():
-        pairs = [(pages[index].truth["articleBody"], result.outputs[index]) for index in rest]
-        print(f"{name:26s} F1 {score(pairs)[2]:.3f}; by kind: " + by_kind(pairs, others, kinds), flush=True)
+    if rest:
+        report_some(pages, rest, runs)
 
 
 REPRODUCED = 0.995
